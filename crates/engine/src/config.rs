@@ -1,0 +1,388 @@
+//! Run configuration: the machine, kernel knobs by their kernel names, feature
+//! flags, CPU costs. Parsed from `key=value` settings, validated once, then
+//! resolved into the objects the engine uses.
+
+use crate::device::DeviceKind;
+use reclaim::{Balance, ReclaimConfig};
+use std::fmt;
+
+/// A bad setting: which key, what was given, what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The key is not a known setting.
+    UnknownKey {
+        /// The key given.
+        key: String,
+    },
+    /// The value does not parse or is out of range.
+    BadValue {
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What a valid value looks like.
+        expected: String,
+    },
+    /// The settings are individually valid but do not fit together.
+    Inconsistent(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::UnknownKey { key } => {
+                write!(f, "unknown setting `{key}`; valid settings: {}", SETTINGS.iter().map(|s| s.key).collect::<Vec<_>>().join(", "))
+            }
+            ConfigError::BadValue { key, value, expected } => write!(f, "bad value `{value}` for `{key}`: expected {expected}"),
+            ConfigError::Inconsistent(msg) => write!(f, "{msg}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// CPU time charged for work, in nanoseconds. SIM-CHOICE values, documented in
+/// docs/model.md; every one can be overridden with `--set cpu.NAME=NS`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuCosts {
+    /// A resident access (user work per operation).
+    pub access_ns: u64,
+    /// A page fault without I/O (allocate, zero or map, account).
+    pub fault_ns: u64,
+    /// Reclaim: isolate and examine one page.
+    pub reclaim_scan_ns: u64,
+    /// Reclaim: check one page-table entry through the reverse map.
+    pub rmap_pte_ns: u64,
+    /// Reclaim: free one page (unmap accounting, cache removal, shadow).
+    pub reclaim_free_ns: u64,
+    /// Reclaim: allocate a swap slot and submit one page's write.
+    pub pageout_ns: u64,
+    /// Minimum CPU time of one kswapd pass.
+    pub kswapd_pass_ns: u64,
+}
+
+impl Default for CpuCosts {
+    fn default() -> Self {
+        CpuCosts {
+            access_ns: 50,
+            fault_ns: 1_000,
+            reclaim_scan_ns: 100,
+            rmap_pte_ns: 150,
+            reclaim_free_ns: 250,
+            pageout_ns: 2_000,
+            kswapd_pass_ns: 1_000,
+        }
+    }
+}
+
+/// The complete configuration of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Kernel profile the flags started from.
+    pub profile: String,
+    /// RAM size in bytes.
+    pub memory_bytes: u64,
+    /// Swap device kind.
+    pub swap_kind: DeviceKind,
+    /// Swap size in bytes (0 = no swap).
+    pub swap_bytes: u64,
+    /// Device holding the files.
+    pub fs_kind: DeviceKind,
+    /// `vm.min_free_kbytes`; `None` = computed as the kernel does at boot.
+    pub min_free_kbytes: Option<u64>,
+    /// `vm.watermark_scale_factor` (1/10000 of memory).
+    pub watermark_scale_factor: u64,
+    /// LRU design (`lru=classic`).
+    pub lru: String,
+    /// Reclaim knobs and feature flags.
+    pub reclaim: ReclaimConfig,
+    /// CPU costs.
+    pub cpu: CpuCosts,
+    /// Stop after this much virtual time (0 = run until every thread is done).
+    pub time_limit_ns: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            profile: "v6.2".into(),
+            memory_bytes: 256 << 20,
+            swap_kind: DeviceKind::Ssd,
+            swap_bytes: 1 << 30,
+            fs_kind: DeviceKind::Ssd,
+            min_free_kbytes: None,
+            watermark_scale_factor: 10,
+            lru: "classic".into(),
+            reclaim: ReclaimConfig::default(),
+            cpu: CpuCosts::default(),
+            time_limit_ns: 0,
+        }
+    }
+}
+
+/// One settable key.
+pub struct Setting {
+    /// The key, with the kernel's name where there is one.
+    pub key: &'static str,
+    /// What it means, units and range.
+    pub help: &'static str,
+    get: fn(&Config) -> String,
+    set: fn(&mut Config, &str) -> Result<(), String>,
+}
+
+fn parse_bool(v: &str) -> Result<bool, String> {
+    match v {
+        "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err("a boolean (1/0, true/false, on/off)".into()),
+    }
+}
+
+fn parse_u64(v: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    let expected = || format!("an integer in {lo}..={hi}");
+    let n: u64 = v.parse().map_err(|_| expected())?;
+    if n < lo || n > hi {
+        return Err(expected());
+    }
+    Ok(n)
+}
+
+/// Parses a size such as `512M`, `4G`, `65536K` or a plain byte count.
+pub fn parse_size(v: &str) -> Result<u64, String> {
+    let expected = || "a size such as 4096, 512K, 256M or 4G".to_string();
+    let (num, mult) = match v.chars().last() {
+        Some('K' | 'k') => (&v[..v.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&v[..v.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&v[..v.len() - 1], 1 << 30),
+        Some('T' | 't') => (&v[..v.len() - 1], 1 << 40),
+        _ => (v, 1),
+    };
+    let n: u64 = num.parse().map_err(|_| expected())?;
+    n.checked_mul(mult).ok_or_else(expected)
+}
+
+/// Formats a byte count with the largest exact binary suffix.
+pub fn format_size(b: u64) -> String {
+    for (suffix, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] {
+        if b != 0 && b % (1 << shift) == 0 {
+            return format!("{}{suffix}", b >> shift);
+        }
+    }
+    b.to_string()
+}
+
+fn parse_kind(v: &str) -> Result<DeviceKind, String> {
+    DeviceKind::from_name(v).ok_or_else(|| format!("a device kind: {}", DeviceKind::ALL.map(|k| k.name()).join(", ")))
+}
+
+macro_rules! flag {
+    ($key:literal, $field:ident, $help:literal) => {
+        Setting {
+            key: $key,
+            help: $help,
+            get: |c| (c.reclaim.$field as u8).to_string(),
+            set: |c, v| {
+                c.reclaim.$field = parse_bool(v)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+macro_rules! cpu {
+    ($key:literal, $field:ident, $help:literal) => {
+        Setting {
+            key: $key,
+            help: $help,
+            get: |c| c.cpu.$field.to_string(),
+            set: |c, v| {
+                c.cpu.$field = parse_u64(v, 0, 10_000_000_000)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+/// Every setting, in the order the resolved configuration lists them.
+pub const SETTINGS: &[Setting] = &[
+    Setting {
+        key: "memory",
+        help: "RAM of the simulated machine (size: 256M, 1G)",
+        get: |c| format_size(c.memory_bytes),
+        set: |c, v| {
+            c.memory_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "swap",
+        help: "swap device KIND:SIZE (hdd, ssd, nvme, zram, pmem), or `none`",
+        get: |c| if c.swap_bytes == 0 { "none".into() } else { format!("{}:{}", c.swap_kind.name(), format_size(c.swap_bytes)) },
+        set: |c, v| {
+            if v == "none" {
+                c.swap_bytes = 0;
+                return Ok(());
+            }
+            let (kind, size) = v.split_once(':').ok_or("KIND:SIZE such as ssd:4G, or none")?;
+            c.swap_kind = parse_kind(kind)?;
+            c.swap_bytes = parse_size(size)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "fs",
+        help: "device holding the files (hdd, ssd, nvme, pmem)",
+        get: |c| c.fs_kind.name().into(),
+        set: |c, v| {
+            c.fs_kind = parse_kind(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vm.swappiness",
+        help: "relative IO cost of swapping vs file IO, 0..200 (kernel default 60)",
+        get: |c| c.reclaim.swappiness.to_string(),
+        set: |c, v| {
+            c.reclaim.swappiness = parse_u64(v, 0, 200)? as u32;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vm.watermark_scale_factor",
+        help: "watermark gap in 1/10000 of memory, 1..3000 (kernel default 10)",
+        get: |c| c.watermark_scale_factor.to_string(),
+        set: |c, v| {
+            c.watermark_scale_factor = parse_u64(v, 1, 3000)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vm.min_free_kbytes",
+        help: "min watermark in KiB, or `auto` for the kernel's boot-time value sqrt(16 * lowmem KiB)",
+        get: |c| c.min_free_kbytes.map_or("auto".into(), |k| k.to_string()),
+        set: |c, v| {
+            c.min_free_kbytes = if v == "auto" { None } else { Some(parse_u64(v, 1, 1 << 40)?) };
+            Ok(())
+        },
+    },
+    Setting {
+        key: "lru",
+        help: "LRU design: classic",
+        get: |c| c.lru.clone(),
+        set: |c, v| {
+            let names: Vec<_> = reclaim::policy::registry::POLICIES.iter().map(|p| p.name).collect();
+            if !names.contains(&v) {
+                return Err(format!("one of: {}", names.join(", ")));
+            }
+            c.lru = v.into();
+            Ok(())
+        },
+    },
+    Setting {
+        key: "lru_balance",
+        help: "get_scan_count form: rotation (<v5.8), refault-cost (v5.8, seed 000), weighted-cost (v6.2)",
+        get: |c| c.reclaim.balance.name().into(),
+        set: |c, v| {
+            c.reclaim.balance = Balance::from_name(v).ok_or("rotation, refault-cost or weighted-cost")?;
+            Ok(())
+        },
+    },
+    flag!("cache_challenges_anon", cache_challenges_anon, "v5.8: file refaults are compared with active file + anon, not active file alone"),
+    flag!("anon_start_inactive", anon_start_inactive, "v5.9 (seed 004): new and swapped-in anon pages start inactive; anon needs two looks to activate"),
+    flag!("anon_ratio_1to1", anon_ratio_1to1, "v5.9 patch 1/6 (seed 004, temporary): anon active:inactive target 1:1"),
+    flag!("anon_workingset", anon_workingset, "v5.9 (seed 004): shadow entries in swap cache, refault detection for anon"),
+    cpu!("cpu.access_ns", access_ns, "CPU time of one resident access (ns)"),
+    cpu!("cpu.fault_ns", fault_ns, "CPU time of a page fault without IO (ns)"),
+    cpu!("cpu.reclaim_scan_ns", reclaim_scan_ns, "reclaim CPU per page isolated (ns)"),
+    cpu!("cpu.rmap_pte_ns", rmap_pte_ns, "reclaim CPU per PTE checked through the rmap (ns)"),
+    cpu!("cpu.reclaim_free_ns", reclaim_free_ns, "reclaim CPU per page freed (ns)"),
+    cpu!("cpu.pageout_ns", pageout_ns, "reclaim CPU per page written (ns)"),
+    cpu!("cpu.kswapd_pass_ns", kswapd_pass_ns, "minimum CPU time of one kswapd pass (ns)"),
+    Setting {
+        key: "time_limit",
+        help: "stop after this much virtual time in ms (0 = until the workload ends)",
+        get: |c| (c.time_limit_ns / 1_000_000).to_string(),
+        set: |c, v| {
+            c.time_limit_ns = parse_u64(v, 0, u64::MAX / 1_000_000)? * 1_000_000;
+            Ok(())
+        },
+    },
+];
+
+impl Config {
+    /// Sets one key to a value.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let s = SETTINGS.iter().find(|s| s.key == key).ok_or_else(|| ConfigError::UnknownKey { key: key.into() })?;
+        (s.set)(self, value).map_err(|expected| ConfigError::BadValue { key: key.into(), value: value.into(), expected })
+    }
+
+    /// Every setting with its current value, in [`SETTINGS`] order.
+    pub fn resolved(&self) -> Vec<(&'static str, String)> {
+        SETTINGS.iter().map(|s| (s.key, (s.get)(self))).collect()
+    }
+
+    /// Checks that the settings fit together.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let pages = self.memory_bytes / mm::PAGE_SIZE;
+        if pages < 1024 {
+            return Err(ConfigError::Inconsistent(format!("memory {} is too small: at least 4M (1024 pages)", format_size(self.memory_bytes))));
+        }
+        if pages > u32::MAX as u64 / 2 {
+            return Err(ConfigError::Inconsistent(format!("memory {} is too large: at most 8T", format_size(self.memory_bytes))));
+        }
+        if self.swap_bytes / mm::PAGE_SIZE > u32::MAX as u64 / 2 {
+            return Err(ConfigError::Inconsistent(format!("swap {} is too large: at most 8T", format_size(self.swap_bytes))));
+        }
+        if self.swap_bytes != 0 && self.swap_bytes < 2 * mm::PAGE_SIZE {
+            return Err(ConfigError::Inconsistent("swap must be at least 8K (header page + one slot), or none".into()));
+        }
+        if self.fs_kind == DeviceKind::Zram {
+            return Err(ConfigError::Inconsistent("fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("512k"), Ok(512 << 10));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("4X").is_err());
+        assert!(parse_size("99999999999999T").is_err());
+        assert_eq!(format_size(3 << 30), "3G");
+        assert_eq!(format_size(1536 << 20), "1536M");
+        assert_eq!(format_size(1000), "1000");
+    }
+
+    #[test]
+    fn set_and_resolve_round_trip() {
+        let mut c = Config::default();
+        c.set("vm.swappiness", "115").unwrap();
+        c.set("swap", "zram:2G").unwrap();
+        c.set("anon_workingset", "0").unwrap();
+        let mut d = Config::default();
+        for (k, v) in c.resolved() {
+            d.set(k, &v).unwrap();
+        }
+        assert_eq!(c, d);
+    }
+
+    #[test]
+    fn errors_name_the_key_and_expectation() {
+        let mut c = Config::default();
+        let e = c.set("vm.swapiness", "1").unwrap_err();
+        assert!(e.to_string().starts_with("unknown setting `vm.swapiness`; valid settings: memory, swap,"), "{e}");
+        let e = c.set("vm.swappiness", "201").unwrap_err();
+        assert_eq!(e.to_string(), "bad value `201` for `vm.swappiness`: expected an integer in 0..=200");
+        let e = c.set("swap", "floppy:1G").unwrap_err();
+        assert!(e.to_string().contains("expected a device kind: hdd, ssd, nvme, zram, pmem"), "{e}");
+        c.set("memory", "1M").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("too small"));
+    }
+}

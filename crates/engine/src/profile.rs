@@ -1,0 +1,112 @@
+//! Kernel profiles: presets of feature flags named after the kernel that had them.
+
+use crate::config::{Config, ConfigError};
+
+/// One profile.
+pub struct Profile {
+    /// Name (`v5.9`).
+    pub name: &'static str,
+    /// What it stands for.
+    pub summary: &'static str,
+    /// Settings it applies on top of the defaults.
+    pub settings: &'static [(&'static str, &'static str)],
+}
+
+/// All profiles, oldest first.
+pub const PROFILES: &[Profile] = &[
+    Profile {
+        name: "v5.7",
+        summary: "before seeds 000 and 004: rotation-based anon/file balance, new anon pages start active",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "rotation"),
+            ("cache_challenges_anon", "0"),
+            ("anon_start_inactive", "0"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "0"),
+        ],
+    },
+    Profile {
+        name: "v5.8",
+        summary: "seed 000: anon/file balance by refault IO cost; cache workingset challenges anon",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "refault-cost"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "0"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "0"),
+        ],
+    },
+    Profile {
+        name: "v5.9-prot",
+        summary: "seed 004 'prot': anon workingset protection only (start inactive, 1:1 anon ratio), no anon detection",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "refault-cost"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "1"),
+            ("anon_ratio_1to1", "1"),
+            ("anon_workingset", "0"),
+        ],
+    },
+    Profile {
+        name: "v5.9",
+        summary: "seed 004 'detect': anon protection and workingset detection via swap-cache shadows",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "refault-cost"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "1"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "1"),
+        ],
+    },
+    Profile {
+        name: "v6.2",
+        summary: "rotations as a secondary cost factor: IO x 32 + rotations (0538a82c39e9); classic LRU",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "weighted-cost"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "1"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "1"),
+        ],
+    },
+];
+
+/// Looks a profile up by name.
+pub fn find(name: &str) -> Option<&'static Profile> {
+    PROFILES.iter().find(|p| p.name == name)
+}
+
+impl Config {
+    /// The default configuration with `profile`'s flags applied.
+    pub fn for_profile(profile: &str) -> Result<Config, ConfigError> {
+        let p = find(profile).ok_or_else(|| ConfigError::BadValue {
+            key: "--profile".into(),
+            value: profile.into(),
+            expected: format!("one of: {}", PROFILES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")),
+        })?;
+        let mut c = Config { profile: p.name.into(), ..Config::default() };
+        for (k, v) in p.settings {
+            c.set(k, v).expect("profile table holds valid settings");
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_resolves_and_default_is_newest() {
+        for p in PROFILES {
+            Config::for_profile(p.name).unwrap();
+        }
+        assert_eq!(Config::for_profile("v6.2").unwrap(), Config::default());
+        assert!(Config::for_profile("v9.9").is_err());
+    }
+}

@@ -1,0 +1,43 @@
+//! What workload threads do: a stream of steps.
+
+use mm::{FileId, RegionId};
+
+/// One memory access by a thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A load or store to page `page` of `region` (anonymous or file-mapped):
+    /// goes through the page table, sets the accessed bit.
+    Mem {
+        /// The region.
+        region: RegionId,
+        /// Page index within the region.
+        page: u32,
+        /// A store (sets the dirty bit).
+        write: bool,
+    },
+    /// A `read()` of page `page` of `file` through a file descriptor: goes
+    /// through the page cache and `folio_mark_accessed`.
+    FileRead {
+        /// The file.
+        file: FileId,
+        /// Page index within the file.
+        page: u32,
+    },
+}
+
+/// The next thing a thread does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// One access (one operation of the workload).
+    Access(Access),
+    /// Compute or sleep for this many nanoseconds without touching memory.
+    Think(u64),
+    /// The thread has finished.
+    Done,
+}
+
+/// A workload thread's behaviour. Deterministic given its construction.
+pub trait Program {
+    /// The next step.
+    fn next(&mut self) -> Step;
+}

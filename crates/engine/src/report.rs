@@ -1,0 +1,57 @@
+//! What a run reports: counters, gauges, per-thread results, engine statistics.
+
+use crate::Nanos;
+
+/// Per-thread results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadReport {
+    /// Thread name (`ebizzy/0`).
+    pub name: String,
+    /// Operations completed.
+    pub ops: u64,
+    /// Virtual time at which the thread finished (or the run stopped).
+    pub end_ns: Nanos,
+    /// Time stalled in direct reclaim and reclaim throttling.
+    pub reclaim_stall_ns: Nanos,
+    /// Operation latency percentiles (p50, p90, p99, p99.9, max), ns.
+    pub latency_ns: [(f64, u64); 5],
+    /// Mean operation latency, ns.
+    pub latency_mean_ns: f64,
+}
+
+impl ThreadReport {
+    /// Operations per second of virtual time.
+    pub fn ops_per_sec(&self) -> f64 {
+        if self.end_ns == 0 {
+            0.0
+        } else {
+            self.ops as f64 * 1e9 / self.end_ns as f64
+        }
+    }
+}
+
+/// The result of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunReport {
+    /// `/proc/vmstat` counters and gauges, by name, in `/proc/vmstat` order.
+    pub vmstat: Vec<(&'static str, u64)>,
+    /// Per-thread results.
+    pub threads: Vec<ThreadReport>,
+    /// Virtual time at the end of the run.
+    pub virtual_ns: Nanos,
+    /// Events processed by the engine (accesses, kswapd steps, I/O completions).
+    pub events: u64,
+    /// Memory accesses simulated.
+    pub accesses: u64,
+    /// CPU time kswapd spent reclaiming.
+    pub kswapd_cpu_ns: Nanos,
+    /// CPU time threads spent in direct reclaim.
+    pub direct_reclaim_ns: Nanos,
+}
+
+impl RunReport {
+    /// The value of a counter or gauge by its `/proc/vmstat` name.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.vmstat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+}

@@ -1,0 +1,651 @@
+//! The simulation: machine state, the event loop, and the fault path.
+//!
+//! Actors are workload threads, kswapd and device completions. The actor with
+//! the smallest virtual time runs next; ties are broken by enqueue order. A
+//! thread runs accesses back to back until its clock passes the next queued
+//! event, so a resident hit costs no queue operation.
+//!
+//! Simplifications (listed in docs/model.md):
+//! - S-EN1: each thread and kswapd have a CPU of their own (no run-queue contention).
+//! - S-EN2: a faulting page is inserted at once; the thread waits for the read,
+//!   but no other actor can see the page locked meanwhile.
+//! - S-EN3: a direct reclaimer that frees nothing is throttled until the next
+//!   event or one jiffy (`reclaim_throttle(NOPROGRESS)`), then retries.
+//! - S-EN4: writes to file mappings are treated as reads (dirty file pages and
+//!   the flusher arrive with issue #4).
+
+use crate::config::{Config, ConfigError};
+use crate::device::Device;
+use crate::program::{Access, Program, Step};
+use crate::report::{RunReport, ThreadReport};
+use crate::{Nanos, JIFFY_NS};
+use hdrhistogram::Histogram;
+use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
+use reclaim::kswapd::{watermark_ok, Kswapd};
+use reclaim::pageout::{free_swap_cache, PageoutEnv};
+use reclaim::policy::{Origin, ReclaimPolicy};
+use reclaim::{direct, watermark, ReclaimWork, ScanControl};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+
+/// A run that could not complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SimError {
+    /// Reclaim could free nothing for too long: the workload needs more memory
+    /// than RAM plus swap.
+    OutOfMemory {
+        /// Virtual time of the failure.
+        at_ns: Nanos,
+        /// The thread that could not allocate.
+        thread: String,
+    },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::OutOfMemory { at_ns, thread } => write!(
+                f,
+                "out of memory at {:.3} s: thread {thread} could not allocate a page and reclaim made no progress; \
+                 the workload needs more than memory + swap (raise `memory` or `swap`)",
+                *at_ns as f64 / 1e9
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Progress of a run, for display.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Virtual time reached.
+    pub virtual_ns: Nanos,
+    /// Accesses simulated so far.
+    pub accesses: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    Thread(u32),
+    /// kswapd timer; stale if the generation does not match.
+    Kswapd(u64),
+    /// Writeback of a page finished.
+    WritebackDone(Pfn),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KswapdState {
+    Asleep,
+    Running,
+    Napping,
+}
+
+/// Time-ordered event queue; ties are broken by insertion sequence.
+#[derive(Default)]
+struct EventQueue {
+    heap: BinaryHeap<Reverse<(Nanos, u64, Event)>>,
+    seq: u64,
+}
+
+impl EventQueue {
+    fn push(&mut self, at: Nanos, ev: Event) {
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, ev)));
+    }
+    fn pop(&mut self) -> Option<(Nanos, Event)> {
+        self.heap.pop().map(|Reverse((t, _, e))| (t, e))
+    }
+    fn next_time(&self) -> Nanos {
+        self.heap.peek().map_or(Nanos::MAX, |Reverse((t, _, _))| *t)
+    }
+}
+
+/// Why an access could not complete now.
+enum Stall {
+    /// Retry the access at this time.
+    Retry(Nanos),
+    Oom,
+}
+
+/// The simulated machine without its threads.
+struct Machine {
+    mm: Mm,
+    policy: Box<dyn ReclaimPolicy>,
+    kswapd: Kswapd,
+    kswapd_state: KswapdState,
+    kswapd_gen: u64,
+    swap_dev: Device,
+    fs_dev: Device,
+    cfg: Config,
+    env: PageoutEnv,
+    queue: EventQueue,
+    kswapd_cpu_ns: Nanos,
+    direct_reclaim_ns: Nanos,
+    events: u64,
+    /// Consecutive throttled allocation attempts without any progress.
+    stalled_attempts: u32,
+}
+
+struct Thread {
+    name: String,
+    program: Box<dyn Program>,
+    clock: Nanos,
+    /// An access that stalled, with the time it was first attempted.
+    pending: Option<(Access, Nanos)>,
+    slow_ops: u64,
+    fast_ops: u64,
+    reclaim_stall_ns: Nanos,
+    hist: Histogram<u64>,
+    done: bool,
+}
+
+/// Builds a simulation: the machine from a [`Config`], then regions, files and threads.
+pub struct SimBuilder {
+    m: Machine,
+    threads: Vec<Thread>,
+}
+
+/// A ready-to-run simulation.
+pub struct Sim {
+    m: Machine,
+    threads: Vec<Thread>,
+}
+
+/// KERNEL: kswapd naps HZ/10 before sleeping (`kswapd_try_to_sleep`).
+const KSWAPD_NAP_NS: Nanos = JIFFY_NS * crate::HZ / 10;
+/// SIM-CHOICE: give up after this many throttled retries (about 4 s of virtual
+/// time at one jiffy each) with no page freed anywhere.
+const OOM_STALL_LIMIT: u32 = 1000;
+
+impl SimBuilder {
+    /// A machine configured by `cfg`, with no workload yet.
+    pub fn new(cfg: Config) -> Result<SimBuilder, ConfigError> {
+        cfg.validate()?;
+        let nr_frames = (cfg.memory_bytes / mm::PAGE_SIZE) as u32;
+        let swap_pages = (cfg.swap_bytes / mm::PAGE_SIZE) as u32;
+        let mut mm = Mm::new(nr_frames, swap_pages);
+        let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermark::default_min_free_kbytes(cfg.memory_bytes / 1024));
+        let managed = nr_frames as u64;
+        for z in &mut mm.zones {
+            watermark::setup_zone_watermarks(z, min_free_kbytes, cfg.watermark_scale_factor, managed);
+        }
+        if mm.zones[0].wmark(Watermark::High) >= managed {
+            return Err(ConfigError::Inconsistent(format!(
+                "watermarks do not fit: high watermark {} pages >= {} pages of memory (lower vm.min_free_kbytes or vm.watermark_scale_factor)",
+                mm.zones[0].wmark(Watermark::High),
+                managed
+            )));
+        }
+        let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
+        let policy = (entry.build)(&cfg.reclaim);
+        let swap_dev = cfg.swap_kind.preset();
+        let env = PageoutEnv { sync_swap: swap_dev.sync };
+        Ok(SimBuilder {
+            m: Machine {
+                mm,
+                policy,
+                kswapd: Kswapd::default(),
+                kswapd_state: KswapdState::Asleep,
+                kswapd_gen: 0,
+                swap_dev,
+                fs_dev: cfg.fs_kind.preset(),
+                cfg,
+                env,
+                queue: EventQueue::default(),
+                kswapd_cpu_ns: 0,
+                direct_reclaim_ns: 0,
+                events: 0,
+                stalled_attempts: 0,
+            },
+            threads: Vec::new(),
+        })
+    }
+
+    /// Pages of RAM.
+    pub fn memory_pages(&self) -> u64 {
+        self.m.mm.frames.len() as u64
+    }
+
+    /// Adds an anonymous region (a process's private memory) of `pages` pages.
+    pub fn add_anon_region(&mut self, pages: u32) -> RegionId {
+        self.m.mm.add_anon_region(pages)
+    }
+
+    /// Adds a file of `pages` pages on the filesystem device.
+    pub fn add_file(&mut self, pages: u32) -> FileId {
+        self.m.mm.add_file(pages)
+    }
+
+    /// Maps `pages` pages of `file` from page `offset`; `exec` marks it `VM_EXEC`.
+    pub fn map_file(&mut self, file: FileId, offset: u32, pages: u32, exec: bool) -> RegionId {
+        let r = self.m.mm.map_file(file, offset, pages);
+        self.m.mm.regions[r.0 as usize].exec = exec;
+        r
+    }
+
+    /// Adds a workload thread.
+    pub fn add_thread(&mut self, name: impl Into<String>, program: Box<dyn Program>) {
+        let id = self.threads.len() as u32;
+        self.threads.push(Thread {
+            name: name.into(),
+            program,
+            clock: 0,
+            pending: None,
+            slow_ops: 0,
+            fast_ops: 0,
+            reclaim_stall_ns: 0,
+            // 3 significant digits, auto-resizing: bounded by the largest latency seen.
+            hist: Histogram::new(3).expect("3 significant figures is valid"),
+            done: false,
+        });
+        self.m.queue.push(0, Event::Thread(id));
+    }
+
+    /// Finishes building.
+    pub fn build(self) -> Sim {
+        Sim { m: self.m, threads: self.threads }
+    }
+}
+
+impl Sim {
+    /// Runs until every thread is done (or the time limit), calling `progress`
+    /// now and then.
+    pub fn run(mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunReport, SimError> {
+        let limit = if self.m.cfg.time_limit_ns == 0 { Nanos::MAX } else { self.m.cfg.time_limit_ns };
+        let mut next_progress = 0u64;
+        let mut now = 0;
+        while let Some((t, ev)) = self.m.queue.pop() {
+            if t > limit {
+                break;
+            }
+            debug_assert!(t >= now, "time went backwards: {t} < {now}");
+            now = t;
+            self.m.events += 1;
+            match ev {
+                Event::Thread(tid) => self.run_thread(tid as usize, limit)?,
+                Event::Kswapd(gen) if gen == self.m.kswapd_gen => self.m.kswapd_event(now),
+                Event::Kswapd(_) => {}
+                Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
+            }
+            if self.m.events >= next_progress {
+                next_progress = self.m.events + 4096;
+                progress(Progress { virtual_ns: now, accesses: self.accesses() });
+            }
+        }
+        Ok(self.report(now.min(limit)))
+    }
+
+    fn accesses(&self) -> u64 {
+        self.threads.iter().map(|t| t.fast_ops + t.slow_ops).sum()
+    }
+
+    /// Runs thread `tid` until its clock passes the next queued event.
+    fn run_thread(&mut self, tid: usize, limit: Nanos) -> Result<(), SimError> {
+        let m = &mut self.m;
+        let th = &mut self.threads[tid];
+        let mut horizon = m.queue.next_time().min(limit);
+        let access_ns = m.cfg.cpu.access_ns;
+        loop {
+            let (access, started) = match th.pending.take() {
+                Some(p) => p,
+                None => match th.program.next() {
+                    Step::Access(a) => (a, th.clock),
+                    Step::Think(ns) => {
+                        th.clock += ns;
+                        if th.clock > horizon {
+                            break;
+                        }
+                        continue;
+                    }
+                    Step::Done => {
+                        th.done = true;
+                        return Ok(());
+                    }
+                },
+            };
+            if m.try_hit(access) {
+                th.clock += access_ns;
+                th.fast_ops += 1;
+            } else {
+                m.events += 1;
+                match m.slow_access(access, th.clock) {
+                    Ok((cost, stall)) => {
+                        th.clock += cost;
+                        th.reclaim_stall_ns += stall;
+                        th.slow_ops += 1;
+                        th.hist.record(th.clock - started).expect("auto-resizing histogram");
+                    }
+                    Err(Stall::Retry(at)) => {
+                        th.reclaim_stall_ns += at - th.clock;
+                        th.clock = at;
+                        th.pending = Some((access, started));
+                    }
+                    Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
+                }
+                horizon = m.queue.next_time().min(limit);
+            }
+            if th.clock > horizon {
+                break;
+            }
+        }
+        m.queue.push(th.clock, Event::Thread(tid as u32));
+        Ok(())
+    }
+
+    fn report(mut self, end: Nanos) -> RunReport {
+        let mm = &self.m.mm;
+        let sizes = self.m.policy.lru_sizes();
+        let mut vmstat: Vec<(&'static str, u64)> = Vec::new();
+        let count_frames = |bits: u16| mm.frames.as_slice().iter().filter(|f| f.flags.has(bits)).count() as u64;
+        vmstat.push(("nr_free_pages", mm.nr_free()));
+        vmstat.push(("nr_inactive_anon", sizes.inactive_anon));
+        vmstat.push(("nr_active_anon", sizes.active_anon));
+        vmstat.push(("nr_inactive_file", sizes.inactive_file));
+        vmstat.push(("nr_active_file", sizes.active_file));
+        vmstat.push(("nr_unevictable", sizes.unevictable));
+        vmstat.push(("nr_isolated_anon", 0));
+        vmstat.push(("nr_isolated_file", 0));
+        vmstat.push(("nr_dirty", count_frames(PageFlags::DIRTY) - count_frames(PageFlags::DIRTY | PageFlags::SWAPBACKED)));
+        vmstat.push(("nr_writeback", count_frames(PageFlags::WRITEBACK)));
+        vmstat.push(("nr_swapcached", count_frames(PageFlags::SWAPCACHE)));
+        vmstat.push(("nr_swap_free", mm.swap.nr_free() as u64));
+        for z in &mm.zones {
+            // Watermarks are per zone in /proc/zoneinfo; one zone here.
+            vmstat.push(("wmark_min", z.wmark(Watermark::Min)));
+            vmstat.push(("wmark_low", z.wmark(Watermark::Low)));
+            vmstat.push(("wmark_high", z.wmark(Watermark::High)));
+        }
+        vmstat.extend(mm.stat.iter());
+        let threads = self
+            .threads
+            .iter_mut()
+            .map(|t| {
+                // Resident hits all cost the same: add them in bulk.
+                if t.fast_ops > 0 {
+                    t.hist.record_n(self.m.cfg.cpu.access_ns.max(1), t.fast_ops).expect("auto-resizing histogram");
+                }
+                let q = |p: f64| t.hist.value_at_quantile(p);
+                ThreadReport {
+                    name: t.name.clone(),
+                    ops: t.fast_ops + t.slow_ops,
+                    end_ns: if t.done { t.clock } else { end },
+                    reclaim_stall_ns: t.reclaim_stall_ns,
+                    latency_ns: [(50.0, q(0.5)), (90.0, q(0.9)), (99.0, q(0.99)), (99.9, q(0.999)), (100.0, t.hist.max())],
+                    latency_mean_ns: t.hist.mean(),
+                }
+            })
+            .collect();
+        RunReport {
+            vmstat,
+            threads,
+            virtual_ns: end,
+            events: self.m.events,
+            accesses: self.accesses(),
+            kswapd_cpu_ns: self.m.kswapd_cpu_ns,
+            direct_reclaim_ns: self.m.direct_reclaim_ns,
+        }
+    }
+
+    /// Checks the policy's and the memory state's invariants (O(n)).
+    pub fn check_invariants(&self) {
+        self.m.check_invariants();
+    }
+}
+
+impl Machine {
+    /// The fast path: an access to a resident page. True if it hit.
+    #[inline]
+    fn try_hit(&mut self, a: Access) -> bool {
+        match a {
+            Access::Mem { region, page, write } => {
+                let pte = &mut self.mm.regions[region.0 as usize].ptes[page as usize];
+                if pte.is_present() {
+                    pte.touch(write);
+                    return true;
+                }
+                false
+            }
+            Access::FileRead { file, page } => {
+                if let Some(pfn) = self.mm.files[file.0 as usize].cache[page as usize].pfn() {
+                    self.policy.mark_accessed(&mut self.mm, pfn);
+                    return true;
+                }
+                false
+            }
+        }
+    }
+
+    /// The slow path: faults and page-cache misses. Returns (latency, of which reclaim stall).
+    fn slow_access(&mut self, a: Access, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        match a {
+            Access::Mem { region, page, write } => {
+                let r = &self.mm.regions[region.0 as usize];
+                let pte = r.ptes[page as usize];
+                match r.kind {
+                    RegionKind::Anon => match pte.swap_slot() {
+                        Some(slot) => self.do_swap_page(region, page, slot, write, now),
+                        None => self.do_anonymous_page(region, page, write, now),
+                    },
+                    RegionKind::File { file, offset } => self.filemap_fault(region, page, file, offset + page, now),
+                }
+            }
+            Access::FileRead { file, page } => self.filemap_read(file, page, now),
+        }
+    }
+
+    /// `do_anonymous_page()`: a first touch of anonymous memory.
+    fn do_anonymous_page(&mut self, region: RegionId, page: u32, write: bool, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
+        self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
+        self.policy.add_page(&mut self.mm, pfn, Origin::AnonFault, None);
+        self.mm.stat.count(VmEvent::Pgfault, 1);
+        Ok((stall + self.cfg.cpu.fault_ns, stall))
+    }
+
+    /// `do_swap_page()`: a fault on a swapped-out page.
+    fn do_swap_page(&mut self, region: RegionId, page: u32, slot: u32, write: bool, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        self.mm.stat.count(VmEvent::Pgfault, 1);
+        let entry = self.mm.swap.slot(slot).cache;
+        if let Some(pfn) = entry.pfn() {
+            // Swap-cache hit: a minor fault.
+            self.map_swapped_in(region, page, pfn, write);
+            self.policy.on_swap_cache_hit(&mut self.mm, pfn);
+            return Ok((self.cfg.cpu.fault_ns, 0));
+        }
+        let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
+        self.mm.stat.count(VmEvent::Pgmajfault, 1);
+        self.mm.stat.count(VmEvent::Pswpin, 1);
+        self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
+        let shadow = entry.as_shadow();
+        if self.swap_dev.sync {
+            // SWP_SYNCHRONOUS_IO: bypass the swap cache; the slot is released at once.
+            *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
+            self.mm.swap.free(slot);
+        } else {
+            let f = &mut self.mm.frames[pfn];
+            f.flags.set(PageFlags::SWAPCACHE);
+            f.swap = slot;
+            *self.mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
+        }
+        self.policy.add_page(&mut self.mm, pfn, Origin::SwapIn, shadow);
+        let t = now + stall;
+        let done = self.swap_dev.submit(t, 1, false);
+        self.map_swapped_in(region, page, pfn, write);
+        Ok((done - now + self.cfg.cpu.fault_ns, stall))
+    }
+
+    /// Maps a swapped-in page; frees its swap slot on a write fault or when swap
+    /// is more than half full (`should_try_to_free_swap`).
+    fn map_swapped_in(&mut self, region: RegionId, page: u32, pfn: Pfn, write: bool) {
+        self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
+        let flags = self.mm.frames[pfn].flags;
+        if flags.has(PageFlags::SWAPCACHE) && !flags.has(PageFlags::WRITEBACK) && (write || self.mm.swap.is_half_full()) {
+            free_swap_cache(&mut self.mm, pfn);
+        }
+    }
+
+    /// Reads page `index` of `file` into the page cache; returns the frame and
+    /// (latency, stall). Runs the refault check on a shadow entry.
+    fn read_file_page(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Pfn, Nanos, Nanos), Stall> {
+        let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
+        let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
+        let shadow = slot.as_shadow();
+        *slot = CacheEntry::resident(pfn);
+        self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+        self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
+        let done = self.fs_dev.submit(now + stall, 1, false);
+        Ok((pfn, done - now, stall))
+    }
+
+    /// `filemap_read()`: a `read()` that missed the page cache.
+    fn filemap_read(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        let (pfn, latency, stall) = self.read_file_page(file, index, now)?;
+        self.policy.mark_accessed(&mut self.mm, pfn);
+        Ok((latency + self.cfg.cpu.access_ns, stall))
+    }
+
+    /// `filemap_fault()`: a fault on a file mapping.
+    fn filemap_fault(&mut self, region: RegionId, page: u32, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        self.mm.stat.count(VmEvent::Pgfault, 1);
+        let (pfn, latency, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
+            Some(pfn) => (pfn, 0, 0),
+            None => {
+                let r = self.read_file_page(file, index, now)?;
+                self.mm.stat.count(VmEvent::Pgmajfault, 1);
+                r
+            }
+        };
+        self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, false);
+        Ok((latency + self.cfg.cpu.fault_ns, stall))
+    }
+
+    /// The page allocator's order-0 path: fast path at the low watermark, kswapd
+    /// wakeup, min watermark, then direct reclaim. Returns (frame, stall).
+    fn alloc_page(&mut self, owner: Owner, index: u32, flags: u16, now: Nanos) -> Result<(Pfn, Nanos), Stall> {
+        if !watermark_ok(&self.mm, Watermark::Low) {
+            self.wake_kswapd(now);
+        }
+        let mut stall = 0;
+        if !watermark_ok(&self.mm, Watermark::Min) {
+            let sc = direct::try_to_free_pages(&mut self.mm, self.policy.as_mut(), self.env);
+            stall = self.work_cost(&sc.work);
+            self.direct_reclaim_ns += stall;
+            self.submit_pageouts(&sc, now + stall);
+            if sc.nr_reclaimed > 0 {
+                self.kswapd.failures = 0;
+                self.stalled_attempts = 0;
+            } else if self.mm.nr_free() == 0 || !watermark_ok(&self.mm, Watermark::Min) {
+                // S-EN3: throttle until something can change, then retry.
+                self.stalled_attempts += 1;
+                if self.stalled_attempts > OOM_STALL_LIMIT {
+                    return Err(Stall::Oom);
+                }
+                let wake = (now + stall + JIFFY_NS).min(self.queue.next_time().max(now + stall + 1));
+                return Err(Stall::Retry(wake));
+            }
+        }
+        let pfn = match self.mm.frames.alloc(owner, index, flags) {
+            Some(pfn) => pfn,
+            None => {
+                self.stalled_attempts += 1;
+                if self.stalled_attempts > OOM_STALL_LIMIT {
+                    return Err(Stall::Oom);
+                }
+                return Err(Stall::Retry((now + stall + JIFFY_NS).min(self.queue.next_time().max(now + stall + 1))));
+            }
+        };
+        self.mm.stat.count(VmEvent::PgallocNormal, 1);
+        Ok((pfn, stall))
+    }
+
+    /// CPU time for reclaim work.
+    fn work_cost(&self, w: &ReclaimWork) -> Nanos {
+        let c = &self.cfg.cpu;
+        let sync_write = if self.swap_dev.sync { self.swap_dev.write_cpu_ns } else { 0 };
+        w.pages_scanned * c.reclaim_scan_ns + w.rmap_ptes * c.rmap_pte_ns + w.pages_freed * c.reclaim_free_ns + w.pages_written * (c.pageout_ns + sync_write)
+    }
+
+    /// Schedules completions for the writes reclaim submitted.
+    fn submit_pageouts(&mut self, sc: &ScanControl, at: Nanos) {
+        for &pfn in &sc.pageout {
+            let done = self.swap_dev.submit(at, 1, true);
+            self.queue.push(done, Event::WritebackDone(pfn));
+        }
+    }
+
+    /// `folio_end_writeback()`.
+    fn writeback_done(&mut self, pfn: Pfn) {
+        let f = &mut self.mm.frames[pfn];
+        debug_assert!(f.flags.has(PageFlags::WRITEBACK), "writeback end on pfn {pfn} not under writeback");
+        f.flags.clear(PageFlags::WRITEBACK);
+        if f.flags.test_clear(PageFlags::RECLAIM) {
+            self.policy.rotate_reclaimable(&mut self.mm, pfn);
+        }
+    }
+
+    /// `wakeup_kswapd()`.
+    fn wake_kswapd(&mut self, now: Nanos) {
+        match self.kswapd_state {
+            KswapdState::Running => {}
+            KswapdState::Asleep | KswapdState::Napping => {
+                if !self.kswapd.should_wake(&self.mm) {
+                    return;
+                }
+                if self.kswapd_state == KswapdState::Napping {
+                    self.mm.stat.count(VmEvent::KswapdLowWmarkHitQuickly, 1);
+                }
+                self.start_balance(now);
+            }
+        }
+    }
+
+    fn start_balance(&mut self, at: Nanos) {
+        self.kswapd_state = KswapdState::Running;
+        self.kswapd_gen += 1;
+        self.kswapd.begin(&mut self.mm);
+        self.queue.push(at, Event::Kswapd(self.kswapd_gen));
+    }
+
+    /// A kswapd timer fired: run a balance step, or end a nap.
+    fn kswapd_event(&mut self, now: Nanos) {
+        match self.kswapd_state {
+            KswapdState::Running => {
+                let step = self.kswapd.step(&mut self.mm, self.policy.as_mut(), self.env);
+                let cost = self.work_cost(&step.sc.work).max(self.cfg.cpu.kswapd_pass_ns);
+                self.kswapd_cpu_ns += cost;
+                self.submit_pageouts(&step.sc, now + cost);
+                if step.sc.nr_reclaimed > 0 {
+                    self.stalled_attempts = 0;
+                }
+                if !step.finished {
+                    self.queue.push(now + cost, Event::Kswapd(self.kswapd_gen));
+                } else if self.kswapd.ready_to_sleep(&self.mm) {
+                    self.kswapd_state = KswapdState::Napping;
+                    self.queue.push(now + cost + KSWAPD_NAP_NS, Event::Kswapd(self.kswapd_gen));
+                } else {
+                    self.mm.stat.count(VmEvent::KswapdHighWmarkHitQuickly, 1);
+                    self.start_balance(now + cost);
+                }
+            }
+            KswapdState::Napping => {
+                if self.kswapd.ready_to_sleep(&self.mm) {
+                    self.kswapd_state = KswapdState::Asleep;
+                } else {
+                    self.mm.stat.count(VmEvent::KswapdHighWmarkHitQuickly, 1);
+                    self.start_balance(now);
+                }
+            }
+            KswapdState::Asleep => unreachable!("kswapd timer while asleep (generation {})", self.kswapd_gen),
+        }
+    }
+
+    fn check_invariants(&self) {
+        self.policy.check_invariants(&self.mm);
+        let on_lists = self.policy.lru_sizes().total();
+        let free = self.mm.nr_free();
+        assert_eq!(free + on_lists, self.mm.frames.len() as u64, "page accounting: free {free} + on LRU {on_lists} != total");
+    }
+}

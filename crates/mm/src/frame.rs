@@ -1,0 +1,248 @@
+//! Page frames: a dense table indexed by page frame number.
+
+use crate::space::{FileId, RegionId};
+
+/// Page frame number: the index of a frame in the [`FrameTable`].
+pub type Pfn = u32;
+/// The "no frame" value, used as the null link of intrusive lists.
+pub const NO_PFN: Pfn = u32::MAX;
+
+/// Page flags, one bit each, named after the kernel's `PG_*` flags.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PageFlags(pub u16);
+
+impl PageFlags {
+    /// `PG_lru`: on an LRU list (not free, not isolated).
+    pub const LRU: u16 = 1 << 0;
+    /// `PG_active`: on (or headed for) the active list.
+    pub const ACTIVE: u16 = 1 << 1;
+    /// `PG_referenced`: one access through the mark-accessed path was seen.
+    pub const REFERENCED: u16 = 1 << 2;
+    /// `PG_workingset`: was part of the workingset (deactivated, or restored on refault).
+    pub const WORKINGSET: u16 = 1 << 3;
+    /// `PG_reclaim`: reclaim wants this page freed as soon as its writeback ends.
+    pub const RECLAIM: u16 = 1 << 4;
+    /// `PG_dirty`: contents differ from the backing store.
+    pub const DIRTY: u16 = 1 << 5;
+    /// `PG_writeback`: a write to the backing store is in flight.
+    pub const WRITEBACK: u16 = 1 << 6;
+    /// `PG_swapbacked`: anonymous (or shmem) memory; the "anon" LRU type.
+    pub const SWAPBACKED: u16 = 1 << 7;
+    /// `PG_swapcache`: in the swap cache, owns a swap slot.
+    pub const SWAPCACHE: u16 = 1 << 8;
+    /// `PG_unevictable`: on the unevictable list.
+    pub const UNEVICTABLE: u16 = 1 << 9;
+    /// `PG_readahead`: brought in by readahead and not yet hit.
+    pub const READAHEAD: u16 = 1 << 10;
+    /// `PG_locked`: I/O in progress on the page; reclaim cannot take it.
+    pub const LOCKED: u16 = 1 << 11;
+
+    /// True if all bits of `bits` are set.
+    #[inline]
+    pub fn has(self, bits: u16) -> bool {
+        self.0 & bits == bits
+    }
+    /// Sets `bits`.
+    #[inline]
+    pub fn set(&mut self, bits: u16) {
+        self.0 |= bits;
+    }
+    /// Clears `bits`.
+    #[inline]
+    pub fn clear(&mut self, bits: u16) {
+        self.0 &= !bits;
+    }
+    /// Clears `bits` and returns whether any of them was set (kernel `TestClearPage*`).
+    #[inline]
+    pub fn test_clear(&mut self, bits: u16) -> bool {
+        let was = self.0 & bits != 0;
+        self.0 &= !bits;
+        was
+    }
+}
+
+/// Who a frame belongs to: an anonymous region, a file's page cache, or nobody.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Owner(u32);
+
+impl Owner {
+    const FILE_BIT: u32 = 1 << 31;
+    /// Not owned (free frame).
+    pub const NONE: Owner = Owner(u32::MAX);
+
+    /// A page of anonymous region `r`.
+    pub fn anon(r: RegionId) -> Owner {
+        debug_assert!(r.0 < Self::FILE_BIT);
+        Owner(r.0)
+    }
+    /// A page of file `f`'s page cache.
+    pub fn file(f: FileId) -> Owner {
+        debug_assert!(f.0 < Self::FILE_BIT - 1);
+        Owner(f.0 | Self::FILE_BIT)
+    }
+    /// The anonymous region, if this is an anonymous owner.
+    pub fn as_anon(self) -> Option<RegionId> {
+        (self != Self::NONE && self.0 & Self::FILE_BIT == 0).then_some(RegionId(self.0))
+    }
+    /// The file, if this is a page-cache owner.
+    pub fn as_file(self) -> Option<FileId> {
+        (self != Self::NONE && self.0 & Self::FILE_BIT != 0).then_some(FileId(self.0 & !Self::FILE_BIT))
+    }
+}
+
+/// One page frame: 24 bytes, so a simulated machine costs 24 bytes per frame here.
+///
+/// `prev`/`next` link the frame into exactly one list (an LRU list or the free list);
+/// `lru` says which LRU list (policy-defined id), `owner`/`index` are the reverse map.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Frame {
+    /// Previous frame in the list (towards the head), or [`NO_PFN`].
+    pub prev: Pfn,
+    /// Next frame in the list (towards the tail), or [`NO_PFN`].
+    pub next: Pfn,
+    /// The region or file that owns the page.
+    pub owner: Owner,
+    /// Page index within the owner (virtual page number or file page offset).
+    pub index: u32,
+    /// Swap slot when `PG_swapcache` is set, else unused.
+    pub swap: u32,
+    /// `PG_*` flags.
+    pub flags: PageFlags,
+    /// Which LRU list the frame is on (meaning chosen by the reclaim policy).
+    pub lru: u8,
+    /// Policy-private byte (for example a generation number); 0 when unused.
+    pub gen: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<Frame>() == 24);
+
+impl Frame {
+    const FREE: Frame = Frame {
+        prev: NO_PFN,
+        next: NO_PFN,
+        owner: Owner::NONE,
+        index: 0,
+        swap: 0,
+        flags: PageFlags(0),
+        lru: 0,
+        gen: 0,
+    };
+
+    /// True if the page is anonymous (swap-backed): the kernel's "anon" LRU type.
+    #[inline]
+    pub fn is_anon(&self) -> bool {
+        self.flags.has(PageFlags::SWAPBACKED)
+    }
+}
+
+/// The frame table and its free list (a stack, so allocation order is deterministic).
+#[derive(Debug)]
+pub struct FrameTable {
+    frames: Vec<Frame>,
+    free: Vec<Pfn>,
+}
+
+impl FrameTable {
+    /// `n` free frames.
+    pub fn new(n: u32) -> FrameTable {
+        FrameTable {
+            frames: vec![Frame::FREE; n as usize],
+            // Lowest pfn is handed out first.
+            free: (0..n).rev().collect(),
+        }
+    }
+
+    /// Total number of frames.
+    pub fn len(&self) -> u32 {
+        self.frames.len() as u32
+    }
+
+    /// True if the table has no frames.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// Number of free frames.
+    #[inline]
+    pub fn nr_free(&self) -> u32 {
+        self.free.len() as u32
+    }
+
+    /// Takes a free frame for `owner`/`index` with `flags`; `None` if memory is exhausted.
+    #[inline]
+    pub fn alloc(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
+        let pfn = self.free.pop()?;
+        let f = &mut self.frames[pfn as usize];
+        debug_assert!(f.owner == Owner::NONE, "pfn {pfn} on the free list but owned");
+        *f = Frame { owner, index, flags: PageFlags(flags), ..Frame::FREE };
+        Some(pfn)
+    }
+
+    /// Returns a frame to the free list. The frame must be off every LRU list.
+    #[inline]
+    pub fn free(&mut self, pfn: Pfn) {
+        let f = &mut self.frames[pfn as usize];
+        assert!(f.owner != Owner::NONE, "double free of pfn {pfn}");
+        assert!(!f.flags.has(PageFlags::LRU), "freeing pfn {pfn} still on an LRU list");
+        *f = Frame::FREE;
+        self.free.push(pfn);
+    }
+
+    /// True if the frame is free.
+    pub fn is_free(&self, pfn: Pfn) -> bool {
+        self.frames[pfn as usize].owner == Owner::NONE
+    }
+
+    /// All frames, read-only (list iteration, invariant checks).
+    pub fn as_slice(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    /// All frames, for list operations that need the whole slice.
+    #[inline]
+    pub fn slice_mut(&mut self) -> &mut [Frame] {
+        &mut self.frames
+    }
+}
+
+impl std::ops::Index<Pfn> for FrameTable {
+    type Output = Frame;
+    #[inline]
+    fn index(&self, pfn: Pfn) -> &Frame {
+        &self.frames[pfn as usize]
+    }
+}
+
+impl std::ops::IndexMut<Pfn> for FrameTable {
+    #[inline]
+    fn index_mut(&mut self, pfn: Pfn) -> &mut Frame {
+        &mut self.frames[pfn as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_free_round_trip() {
+        let mut t = FrameTable::new(3);
+        let a = t.alloc(Owner::anon(RegionId(0)), 5, PageFlags::SWAPBACKED).unwrap();
+        assert_eq!(a, 0);
+        assert_eq!(t.nr_free(), 2);
+        assert!(t[a].is_anon());
+        t.free(a);
+        assert_eq!(t.nr_free(), 3);
+        assert!(t.is_free(a));
+    }
+
+    #[test]
+    fn owner_encoding() {
+        assert_eq!(Owner::anon(RegionId(7)).as_anon(), Some(RegionId(7)));
+        assert_eq!(Owner::anon(RegionId(7)).as_file(), None);
+        assert_eq!(Owner::file(FileId(3)).as_file(), Some(FileId(3)));
+        assert_eq!(Owner::NONE.as_anon(), None);
+        assert_eq!(Owner::NONE.as_file(), None);
+    }
+}

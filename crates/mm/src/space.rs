@@ -1,0 +1,70 @@
+//! Address spaces: regions (VMAs) with page tables, and files with page caches.
+
+use crate::entry::{CacheEntry, Pte};
+
+/// Index of a region in `Mm::regions`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RegionId(pub u32);
+
+/// Index of a file in `Mm::files`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// What backs a region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    /// Private anonymous memory; pages go to swap.
+    Anon,
+    /// A shared mapping of `file` starting at page `offset`.
+    File {
+        /// The mapped file.
+        file: FileId,
+        /// First file page of the mapping.
+        offset: u32,
+    },
+}
+
+/// A virtual memory area with its own page table (one PTE per page).
+///
+/// Simplification S-MM2: each region stands for one VMA of one process; page
+/// tables are flat arrays (no PMD/PUD levels).
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// What backs the region.
+    pub kind: RegionKind,
+    /// One entry per page of the region.
+    pub ptes: Vec<Pte>,
+    /// `VM_EXEC`: an executable mapping (its referenced file pages stay active).
+    pub exec: bool,
+}
+
+impl Region {
+    /// A region of `pages` pages with every PTE empty.
+    pub fn new(kind: RegionKind, pages: u32) -> Region {
+        Region { kind, ptes: vec![Pte::NONE; pages as usize], exec: false }
+    }
+    /// Number of pages.
+    pub fn nr_pages(&self) -> u32 {
+        self.ptes.len() as u32
+    }
+}
+
+/// A file: its page cache (one slot per page) and the regions mapping it (`i_mmap`).
+#[derive(Clone, Debug)]
+pub struct File {
+    /// One slot per file page: empty, resident, or shadow.
+    pub cache: Vec<CacheEntry>,
+    /// Regions that map this file, for the reverse map.
+    pub mappers: Vec<RegionId>,
+}
+
+impl File {
+    /// A file of `pages` pages, nothing cached.
+    pub fn new(pages: u32) -> File {
+        File { cache: vec![CacheEntry::EMPTY; pages as usize], mappers: Vec::new() }
+    }
+    /// Number of pages.
+    pub fn nr_pages(&self) -> u32 {
+        self.cache.len() as u32
+    }
+}

@@ -1,0 +1,59 @@
+//! Kernel knobs and the feature flags that distinguish kernel versions.
+
+/// How `get_scan_count` balances anon against file pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Balance {
+    /// Before v5.8: `recent_scanned / recent_rotated` ratios weighted by swappiness.
+    Rotation,
+    /// v5.8 (seed 000): refault IO cost in raw pages; rotations count only VM_EXEC re-activations.
+    RefaultCost,
+    /// v6.2 (`0538a82c39e9`): cost = IO x 32 + rotations, all unreclaimed scans are rotations.
+    WeightedCost,
+}
+
+impl Balance {
+    /// The flag value's name, as accepted by `--set lru_balance=...`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Balance::Rotation => "rotation",
+            Balance::RefaultCost => "refault-cost",
+            Balance::WeightedCost => "weighted-cost",
+        }
+    }
+    /// Parses a flag value name.
+    pub fn from_name(s: &str) -> Option<Balance> {
+        [Balance::Rotation, Balance::RefaultCost, Balance::WeightedCost].into_iter().find(|b| b.name() == s)
+    }
+}
+
+/// Reclaim knobs (kernel names) and feature flags, resolved and validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReclaimConfig {
+    /// `vm.swappiness`, 0..=200.
+    pub swappiness: u32,
+    /// `lru_balance`: which `get_scan_count` form is used.
+    pub balance: Balance,
+    /// `cache_challenges_anon` (v5.8, "let cache workingset challenge anon"): file
+    /// refault distance is compared with active file + anon (if swap), not active file alone.
+    pub cache_challenges_anon: bool,
+    /// `anon_start_inactive` (v5.9): new and swapped-in anon pages start on the inactive list.
+    pub anon_start_inactive: bool,
+    /// `anon_ratio_1to1` (v5.9, temporary patch 1/6): anon active:inactive target is 1:1.
+    pub anon_ratio_1to1: bool,
+    /// `anon_workingset` (v5.9): shadow entries in the swap cache, refault detection for anon.
+    pub anon_workingset: bool,
+}
+
+impl Default for ReclaimConfig {
+    /// The newest behaviour (v6.2 and later) with the default swappiness.
+    fn default() -> Self {
+        ReclaimConfig {
+            swappiness: 60,
+            balance: Balance::WeightedCost,
+            cache_challenges_anon: true,
+            anon_start_inactive: true,
+            anon_ratio_1to1: false,
+            anon_workingset: true,
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! `struct scan_control`: what one reclaim invocation wants and what it did.
+
+use mm::Pfn;
+
+/// Who is reclaiming; picks the `*_kswapd` or `*_direct` counter variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reclaimer {
+    /// The per-node kswapd thread.
+    Kswapd,
+    /// An allocating task in direct reclaim.
+    Direct,
+}
+
+/// Work done by reclaim, counted so the engine can charge CPU time for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReclaimWork {
+    /// Pages taken off an LRU list and looked at.
+    pub pages_scanned: u64,
+    /// Page-table entries checked through the reverse map.
+    pub rmap_ptes: u64,
+    /// Pages freed.
+    pub pages_freed: u64,
+    /// Pages submitted for write.
+    pub pages_written: u64,
+}
+
+impl ReclaimWork {
+    /// Adds `o` to `self`.
+    pub fn add(&mut self, o: &ReclaimWork) {
+        self.pages_scanned += o.pages_scanned;
+        self.rmap_ptes += o.rmap_ptes;
+        self.pages_freed += o.pages_freed;
+        self.pages_written += o.pages_written;
+    }
+}
+
+/// Totals of `shrink_folio_list` outcomes over a `shrink_node` pass (kernel `sc->nr`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassStat {
+    /// Dirty or writeback file pages met.
+    pub dirty: u64,
+    /// Dirty file pages not yet queued for writeback.
+    pub unqueued_dirty: u64,
+    /// Writeback pages already marked `PG_reclaim`.
+    pub congested: u64,
+    /// Pages under writeback met.
+    pub writeback: u64,
+    /// Pages under writeback met again by kswapd (immediate reclaim candidates).
+    pub immediate: u64,
+    /// Pages isolated from inactive lists.
+    pub taken: u64,
+    /// File pages isolated from inactive lists.
+    pub file_taken: u64,
+}
+
+/// Input and output of one reclaim invocation.
+#[derive(Clone, Debug)]
+pub struct ScanControl {
+    /// Who reclaims.
+    pub reclaimer: Reclaimer,
+    /// How many pages this invocation tries to free.
+    pub nr_to_reclaim: u64,
+    /// Scan priority, 12 (gentle) down to 0 (scan everything).
+    pub priority: i32,
+    /// May write dirty pages (swap-out, or file pages for kswapd).
+    pub may_writepage: bool,
+    /// May unmap mapped pages.
+    pub may_unmap: bool,
+    /// May swap anon pages.
+    pub may_swap: bool,
+    /// Pages looked at by `shrink_inactive_list` so far.
+    pub nr_scanned: u64,
+    /// Pages freed so far.
+    pub nr_reclaimed: u64,
+    /// Totals of the current `shrink_node` pass.
+    pub nr: PassStat,
+    /// Pages submitted for asynchronous write; the engine completes them.
+    pub pageout: Vec<Pfn>,
+    /// Work done, for CPU-time accounting.
+    pub work: ReclaimWork,
+    /// An active list was not deactivated because deactivation was not allowed.
+    pub skipped_deactivate: bool,
+    /// Deactivate both types regardless of refaults (a retry of direct reclaim).
+    pub force_deactivate: bool,
+    /// Cache-trim mode was used in this pass (kernel `cache_trim_mode`).
+    pub cache_trim_mode: bool,
+    /// Node flag `PGDAT_DIRTY`: kswapd met only unqueued dirty file pages; it may write them.
+    pub node_dirty: bool,
+    /// Node flag `PGDAT_WRITEBACK`: kswapd met only pages under writeback.
+    pub node_writeback: bool,
+}
+
+impl ScanControl {
+    /// A scan control for `reclaimer` aiming to free `nr_to_reclaim` pages.
+    pub fn new(reclaimer: Reclaimer, nr_to_reclaim: u64) -> ScanControl {
+        ScanControl {
+            reclaimer,
+            nr_to_reclaim,
+            priority: crate::DEF_PRIORITY,
+            may_writepage: true,
+            may_unmap: true,
+            may_swap: true,
+            nr_scanned: 0,
+            nr_reclaimed: 0,
+            nr: PassStat::default(),
+            pageout: Vec::new(),
+            work: ReclaimWork::default(),
+            skipped_deactivate: false,
+            force_deactivate: false,
+            cache_trim_mode: false,
+            node_dirty: false,
+            node_writeback: false,
+        }
+    }
+}

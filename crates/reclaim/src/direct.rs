@@ -1,0 +1,43 @@
+//! Direct reclaim: an allocating task frees pages itself.
+//!
+//! Models `try_to_free_pages()` / `do_try_to_free_pages()`, mm/vmscan.c (v6.x).
+//! Simplifications: S-DR1: no `throttle_direct_reclaim` (pfmemalloc) wait and no
+//! compaction; S-DR2: the memcg and memory.low retries are absent (no memcg).
+//! When a pass frees nothing, the engine throttles the task (NOPROGRESS) and
+//! retries the allocation.
+
+use crate::control::{Reclaimer, ScanControl};
+use crate::pageout::PageoutEnv;
+use crate::policy::ReclaimPolicy;
+use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
+use mm::{Mm, VmEvent};
+
+/// Runs direct reclaim for one allocation; returns the scan control with what it did.
+pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv) -> ScanControl {
+    let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
+    // At most two rounds: the second with forced deactivation.
+    for _ in 0..2 {
+        mm.stat.count(VmEvent::AllocstallNormal, 1);
+        sc.priority = DEF_PRIORITY;
+        while sc.priority >= 0 {
+            sc.nr_scanned = 0;
+            policy.shrink_node(mm, &mut sc, env);
+            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                break;
+            }
+            if sc.priority < DEF_PRIORITY - 2 {
+                sc.may_writepage = true;
+            }
+            sc.priority -= 1;
+        }
+        policy.snapshot_refaults(mm);
+        if sc.nr_reclaimed > 0 || !sc.skipped_deactivate || sc.force_deactivate {
+            break;
+        }
+        // An active list was left alone because deactivation was not allowed:
+        // retry with it forced.
+        sc.force_deactivate = true;
+        sc.skipped_deactivate = false;
+    }
+    sc
+}

@@ -1,0 +1,30 @@
+//! Page reclaim policies and the reclaim drivers (kswapd, direct reclaim).
+//!
+//! Layer: above `mm`, below `engine`. The policy decides which pages to reclaim;
+//! this crate never allocates frames for workloads, schedules events or touches
+//! devices: pages submitted for writeback are returned to the caller in
+//! [`ScanControl::pageout`], and the engine turns them into I/O.
+//!
+//! **Architecture invariant:** `reclaim` reads no clock, randomness or file.
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod control;
+pub mod direct;
+pub mod kswapd;
+pub mod pageout;
+pub mod policy;
+pub mod rmap;
+pub mod watermark;
+pub mod workingset;
+
+pub use config::{Balance, ReclaimConfig};
+pub use control::{Reclaimer, ReclaimWork, ScanControl};
+pub use policy::{Origin, ReclaimPolicy};
+
+/// KERNEL: `SWAP_CLUSTER_MAX`, the reclaim batch size.
+pub const SWAP_CLUSTER_MAX: u64 = 32;
+/// KERNEL: `DEF_PRIORITY`; a pass scans `size >> priority` pages of each list.
+pub const DEF_PRIORITY: i32 = 12;
+/// KERNEL: `MAX_RECLAIM_RETRIES`, kswapd's give-up threshold.
+pub const MAX_RECLAIM_RETRIES: u32 = 16;

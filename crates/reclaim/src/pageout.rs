@@ -1,0 +1,250 @@
+//! The per-page reclaim pipeline shared by LRU designs.
+//!
+//! Models `shrink_folio_list()`, mm/vmscan.c (v6.x), for order-0 folios.
+//! Order of steps follows the kernel: writeback classification, reference check,
+//! swap-slot allocation, unmap, dirty handling and pageout, removal from the
+//! mapping with a shadow entry.
+//!
+//! Simplifications:
+//! - S-PO1: pages are never locked by others, never pinned, never demoted.
+//! - S-PO2: a synchronous swap device (zram, pmem) completes the write inside
+//!   `pageout`, so the page is freed in the same pass, as in the kernel.
+//! - S-PO3: no legacy cgroup-v1 writeback waits (case 5c), no lazy-free pages.
+
+use crate::control::{Reclaimer, ScanControl};
+use crate::rmap;
+use mm::{CacheEntry, Mm, PageFlags, Pfn, Shadow, VmEvent};
+
+/// Outcome of `folio_check_references()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum References {
+    /// Reclaim it, writing it if dirty.
+    Reclaim,
+    /// Reclaim it only if clean.
+    ReclaimClean,
+    /// Put it back on the inactive list.
+    Keep,
+    /// Move it to the active list.
+    Activate,
+}
+
+/// The policy-specific steps of the pipeline.
+pub trait FolioHooks {
+    /// `folio_check_references()`: the policy's verdict from reference information.
+    fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> References;
+    /// `workingset_eviction()`: the shadow to leave in the page's slot, or `None`
+    /// if this page type keeps no shadow. Advances the policy's eviction clock.
+    fn eviction_shadow(&mut self, mm: &Mm, pfn: Pfn) -> Option<Shadow>;
+}
+
+/// Per-call results of `shrink_folio_list` (kernel `struct reclaim_stat`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FolioStat {
+    /// Dirty or writeback file pages.
+    pub nr_dirty: u64,
+    /// Dirty file pages not queued for writeback.
+    pub nr_unqueued_dirty: u64,
+    /// Writeback pages already marked for reclaim.
+    pub nr_congested: u64,
+    /// Pages under writeback, newly marked for reclaim.
+    pub nr_writeback: u64,
+    /// Pages met under writeback by kswapd with the node's writeback flag set.
+    pub nr_immediate: u64,
+    /// Pages submitted for write.
+    pub nr_pageout: u64,
+    /// Pages activated, by type (0 anon, 1 file).
+    pub nr_activate: [u64; 2],
+    /// Pages kept for another trip because they were referenced.
+    pub nr_ref_keep: u64,
+    /// Pages that could not be unmapped.
+    pub nr_unmap_fail: u64,
+}
+
+/// How the caller's environment affects the pipeline.
+#[derive(Clone, Copy, Debug)]
+pub struct PageoutEnv {
+    /// The swap device completes writes synchronously (zram, pmem).
+    pub sync_swap: bool,
+}
+
+enum Verdict {
+    Activate,
+    Keep,
+    Free,
+}
+
+/// Runs the pipeline over `list` (isolated pages). Freed pages are returned to
+/// the frame allocator; survivors stay in `list`, with `PG_active` set on those
+/// to activate. Returns the number of pages freed.
+pub fn shrink_folio_list<H: FolioHooks>(
+    mm: &mut Mm,
+    hooks: &mut H,
+    sc: &mut ScanControl,
+    env: PageoutEnv,
+    list: &mut Vec<Pfn>,
+    stat: &mut FolioStat,
+) -> u64 {
+    let mut nr_reclaimed = 0;
+    let mut kept = 0;
+    for i in 0..list.len() {
+        let pfn = list[i];
+        let verdict = shrink_one(mm, hooks, sc, env, pfn, stat);
+        match verdict {
+            Verdict::Free => {
+                nr_reclaimed += 1;
+                continue;
+            }
+            Verdict::Activate => {
+                let f = &mut mm.frames[pfn];
+                // Activated swap-cache pages give back their slot when swap is tight.
+                if f.flags.has(PageFlags::SWAPCACHE) && mm.swap.is_half_full() && !f.flags.has(PageFlags::WRITEBACK) {
+                    free_swap_cache(mm, pfn);
+                }
+                let f = &mut mm.frames[pfn];
+                f.flags.set(PageFlags::ACTIVE);
+                stat.nr_activate[!f.is_anon() as usize] += 1;
+            }
+            Verdict::Keep => {}
+        }
+        list[kept] = pfn;
+        kept += 1;
+    }
+    list.truncate(kept);
+    mm.stat.count(VmEvent::Pgactivate, stat.nr_activate[0] + stat.nr_activate[1]);
+    sc.work.pages_freed += nr_reclaimed;
+    nr_reclaimed
+}
+
+/// Drops a page's swap slot and turns it into an ordinary dirty anon page (`folio_free_swap`).
+pub fn free_swap_cache(mm: &mut Mm, pfn: Pfn) {
+    let f = &mut mm.frames[pfn];
+    debug_assert!(f.flags.has(PageFlags::SWAPCACHE));
+    let slot = f.swap;
+    f.flags.clear(PageFlags::SWAPCACHE);
+    f.flags.set(PageFlags::DIRTY);
+    f.swap = 0;
+    *mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
+    mm.swap.free(slot);
+}
+
+fn shrink_one<H: FolioHooks>(
+    mm: &mut Mm,
+    hooks: &mut H,
+    sc: &mut ScanControl,
+    env: PageoutEnv,
+    pfn: Pfn,
+    stat: &mut FolioStat,
+) -> Verdict {
+    sc.nr_scanned += 1;
+    let flags = mm.frames[pfn].flags;
+    let anon = flags.has(PageFlags::SWAPBACKED);
+    if flags.has(PageFlags::LOCKED) {
+        return Verdict::Keep;
+    }
+    // Step 4: dirty/writeback classification, file pages only.
+    if !anon {
+        let dirty = flags.has(PageFlags::DIRTY);
+        let wb = flags.has(PageFlags::WRITEBACK);
+        if dirty || wb {
+            stat.nr_dirty += 1;
+        }
+        if dirty && !wb {
+            stat.nr_unqueued_dirty += 1;
+        }
+        if wb && flags.has(PageFlags::RECLAIM) {
+            stat.nr_congested += 1;
+        }
+    }
+    // Step 5: under writeback.
+    if flags.has(PageFlags::WRITEBACK) {
+        if sc.reclaimer == Reclaimer::Kswapd && flags.has(PageFlags::RECLAIM) && sc.node_writeback {
+            stat.nr_immediate += 1;
+        } else {
+            mm.frames[pfn].flags.set(PageFlags::RECLAIM);
+            stat.nr_writeback += 1;
+        }
+        return Verdict::Activate;
+    }
+    // Step 6: references.
+    let refs = hooks.check_references(mm, pfn, sc);
+    match refs {
+        References::Activate => return Verdict::Activate,
+        References::Keep => {
+            stat.nr_ref_keep += 1;
+            return Verdict::Keep;
+        }
+        References::Reclaim | References::ReclaimClean => {}
+    }
+    // Step 7: anon pages need a swap slot before they can be unmapped.
+    if anon && !mm.frames[pfn].flags.has(PageFlags::SWAPCACHE) {
+        let f = mm.frames[pfn];
+        let region = f.owner.as_anon().expect("swap-backed page without an anon owner");
+        let Some(slot) = mm.swap.alloc(region, f.index) else {
+            return Verdict::Activate;
+        };
+        *mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
+        let f = &mut mm.frames[pfn];
+        f.swap = slot;
+        f.flags.set(PageFlags::SWAPCACHE | PageFlags::DIRTY);
+    }
+    // Step 8: unmap from every page table.
+    if sc.may_unmap {
+        sc.work.rmap_ptes += rmap::try_to_unmap(mm, pfn) as u64;
+    } else if rmap::folio_mapped(mm, pfn) {
+        return Verdict::Keep;
+    }
+    // Step 9: dirty pages.
+    if mm.frames[pfn].flags.has(PageFlags::DIRTY) {
+        if !anon && (sc.reclaimer != Reclaimer::Kswapd || !mm.frames[pfn].flags.has(PageFlags::RECLAIM) || !sc.node_dirty) {
+            // Leave file writeback to the flusher; reclaim the page when it is clean.
+            mm.stat.count(VmEvent::NrVmscanImmediateReclaim, 1);
+            mm.frames[pfn].flags.set(PageFlags::RECLAIM);
+            return Verdict::Activate;
+        }
+        if refs == References::ReclaimClean || !sc.may_writepage {
+            return Verdict::Keep;
+        }
+        pageout(mm, sc, pfn, anon, stat);
+        if anon && env.sync_swap {
+            // S-PO2: the write has completed; the page is clean and can go now.
+            let f = &mut mm.frames[pfn];
+            f.flags.clear(PageFlags::WRITEBACK | PageFlags::RECLAIM);
+        } else {
+            sc.pageout.push(pfn);
+            return Verdict::Keep;
+        }
+    }
+    // Step 11: remove from the page cache or swap cache, leaving a shadow.
+    remove_mapping(mm, hooks, pfn);
+    Verdict::Free
+}
+
+/// `pageout()`: clears dirty, sets reclaim and writeback, submits the write.
+fn pageout(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) {
+    let f = &mut mm.frames[pfn];
+    f.flags.clear(PageFlags::DIRTY);
+    f.flags.set(PageFlags::RECLAIM | PageFlags::WRITEBACK);
+    mm.stat.count(VmEvent::NrVmscanWrite, 1);
+    if anon {
+        mm.stat.count(VmEvent::Pswpout, 1);
+    }
+    mm.stat.count(VmEvent::Pgpgout, mm::PAGE_SIZE / 1024);
+    stat.nr_pageout += 1;
+    sc.work.pages_written += 1;
+}
+
+/// `__remove_mapping()`: drops the page from its cache slot, stores the shadow,
+/// and frees the frame.
+fn remove_mapping<H: FolioHooks>(mm: &mut Mm, hooks: &mut H, pfn: Pfn) {
+    let shadow = hooks.eviction_shadow(mm, pfn);
+    let entry = shadow.map_or(CacheEntry::EMPTY, CacheEntry::shadow);
+    let f = mm.frames[pfn];
+    if f.flags.has(PageFlags::SWAPCACHE) {
+        *mm.swap.cache_mut(f.swap) = entry;
+    } else {
+        let file = f.owner.as_file().expect("reclaiming an anon page that is not in the swap cache");
+        mm.files[file.0 as usize].cache[f.index as usize] = entry;
+    }
+    mm.frames.free(pfn);
+    mm.stat.count(VmEvent::Pgfree, 1);
+}

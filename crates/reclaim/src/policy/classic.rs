@@ -1,0 +1,668 @@
+//! The classic two-list LRU: active and inactive lists per type (anon, file).
+//!
+//! ```text
+//!   new, refault ─┐                 ┌─ second reference / referenced at the tail
+//!                 v                 |
+//!   [ active ] ──deactivate──> [ inactive ] ──tail──> reclaim (shadow left)
+//! ```
+//!
+//! Models `shrink_lruvec()`, `get_scan_count()`, `shrink_active_list()`,
+//! `shrink_inactive_list()`, `folio_check_references()`, `inactive_is_low()`,
+//! `prepare_scan_control()` (mm/vmscan.c), `folio_mark_accessed()`,
+//! `lru_note_cost()` (mm/swap.c) and `workingset_refault()`/`workingset_eviction()`
+//! (mm/workingset.c) — v6.8 behaviour, with the history of seeds 000 and 004 as
+//! flags in [`ReclaimConfig`].
+//!
+//! Simplifications:
+//! - S-CL1: one lruvec (no memcg hierarchy), one zone, so no zone skipping.
+//! - S-CL2: isolation is atomic: no lru_lock, no per-CPU folio batches, no
+//!   `too_many_isolated` throttling (nothing else runs while reclaim holds pages).
+//! - S-CL3: no mlock/unevictable pages, no VM_SEQ_READ/VM_RAND_READ hints.
+//! - S-CL4: counters use today's names (`workingset_refault_file`) in every
+//!   profile, though kernels before v5.9 had a single `workingset_refault`.
+//!
+//! Parity: tests/classic_*.rs (seed 004 worked examples, refault distance,
+//! get_scan_count fractions).
+
+use crate::config::{Balance, ReclaimConfig};
+use crate::control::{Reclaimer, ScanControl};
+use crate::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
+use crate::policy::{LruSizes, Origin, ReclaimPolicy};
+use crate::rmap;
+use crate::watermark::int_sqrt;
+use crate::workingset::{pack_shadow, refault_distance, unpack_shadow, ShadowInfo};
+use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
+use mm::{LruList, Mm, PageFlags, Pfn, Shadow, VmEvent, Watermark};
+
+/// List indices, as the kernel's `enum lru_list`.
+const IA: usize = 0;
+const AA: usize = 1;
+const IF: usize = 2;
+const AF: usize = 3;
+const ANON: usize = 0;
+const FILE: usize = 1;
+
+fn lru_index(anon: bool, active: bool) -> usize {
+    (!anon as usize) * 2 + active as usize
+}
+
+/// How `get_scan_count` splits the pressure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanBalance {
+    /// Both types in proportion to size (priority 0).
+    Equal,
+    /// By `fraction / denominator`.
+    Fract,
+    /// Anon only.
+    Anon,
+    /// File only.
+    File,
+}
+
+/// The scan decision of one `get_scan_count` call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanCount {
+    /// Which rule decided.
+    pub balance: ScanBalance,
+    /// `fraction[anon, file]` (meaningful for [`ScanBalance::Fract`]).
+    pub fraction: [u64; 2],
+    /// `denominator`.
+    pub denominator: u64,
+    /// Pages to scan per list: inactive anon, active anon, inactive file, active file.
+    pub nr: [u64; 4],
+}
+
+/// Per-pass decisions of `prepare_scan_control`.
+#[derive(Clone, Copy, Debug, Default)]
+struct PassControl {
+    anon_cost: u64,
+    file_cost: u64,
+    may_deactivate: [bool; 2],
+    cache_trim_mode: bool,
+    file_is_tiny: bool,
+}
+
+/// The classic LRU policy state (one lruvec).
+#[derive(Debug)]
+pub struct Classic {
+    cfg: ReclaimConfig,
+    lists: [LruList; 4],
+    /// The workingset clock: evictions and activations (B.2).
+    nonresident_age: u64,
+    anon_cost: u64,
+    file_cost: u64,
+    /// Before v5.8: `reclaim_stat.recent_scanned/recent_rotated` per type.
+    recent_scanned: [u64; 2],
+    recent_rotated: [u64; 2],
+    /// `lruvec->refaults[]`: workingset activations at the last snapshot.
+    refaults_snapshot: [u64; 2],
+    pass: PassControl,
+    scratch: Vec<Pfn>,
+}
+
+impl Classic {
+    /// A policy with empty lists under `cfg`.
+    pub fn new(cfg: ReclaimConfig) -> Classic {
+        Classic {
+            cfg,
+            lists: Default::default(),
+            nonresident_age: 0,
+            anon_cost: 0,
+            file_cost: 0,
+            recent_scanned: [0; 2],
+            recent_rotated: [0; 2],
+            refaults_snapshot: [0; 2],
+            pass: PassControl::default(),
+            scratch: Vec::with_capacity(SWAP_CLUSTER_MAX as usize),
+        }
+    }
+
+    /// The current non-resident age (for tests and dumps).
+    pub fn nonresident_age(&self) -> u64 {
+        self.nonresident_age
+    }
+
+    /// `(anon_cost, file_cost)` of the lruvec.
+    pub fn costs(&self) -> (u64, u64) {
+        (self.anon_cost, self.file_cost)
+    }
+
+    /// Sets the lruvec's costs (for hand-built test scenarios).
+    pub fn set_costs(&mut self, anon_cost: u64, file_cost: u64) {
+        self.anon_cost = anon_cost;
+        self.file_cost = file_cost;
+    }
+
+    /// Pages of list `lru` from head (newest) to tail, for tests and dumps.
+    pub fn list_pages(&self, mm: &Mm, anon: bool, active: bool) -> Vec<Pfn> {
+        let frames = mm.frames.as_slice();
+        self.lists[lru_index(anon, active)].iter(frames).collect()
+    }
+
+    fn len(&self, lru: usize) -> u64 {
+        self.lists[lru].len()
+    }
+
+    fn add_to_list(&mut self, mm: &mut Mm, pfn: Pfn, tail: bool) {
+        let f = &mut mm.frames[pfn];
+        debug_assert!(!f.flags.has(PageFlags::LRU), "pfn {pfn} added to the LRU twice");
+        f.flags.set(PageFlags::LRU);
+        let lru = lru_index(f.is_anon(), f.flags.has(PageFlags::ACTIVE));
+        f.lru = lru as u8;
+        if tail {
+            self.lists[lru].push_tail(mm.frames.slice_mut(), pfn);
+        } else {
+            self.lists[lru].push_head(mm.frames.slice_mut(), pfn);
+        }
+    }
+
+    fn del_from_list(&mut self, mm: &mut Mm, pfn: Pfn) {
+        let lru = mm.frames[pfn].lru as usize;
+        self.lists[lru].remove(mm.frames.slice_mut(), pfn);
+        mm.frames[pfn].flags.clear(PageFlags::LRU);
+    }
+
+    /// `workingset_age_nonresident()`.
+    fn age_nonresident(&mut self, nr: u64) {
+        self.nonresident_age += nr;
+    }
+
+    /// Pre-v5.8 bookkeeping (`update_page_reclaim_stat`).
+    fn note_scanned(&mut self, ty: usize, scanned: u64, rotated: u64) {
+        if self.cfg.balance == Balance::Rotation {
+            self.recent_scanned[ty] += scanned;
+            self.recent_rotated[ty] += rotated;
+        }
+    }
+
+    /// `lru_note_cost()`: charges reclaim cost to a type, with decay.
+    fn note_cost(&mut self, ty: usize, nr_io: u64, nr_rotated: u64) {
+        let cost = match self.cfg.balance {
+            Balance::Rotation => return,
+            Balance::RefaultCost => nr_io + nr_rotated,
+            // KERNEL: IO is weighted SWAP_CLUSTER_MAX times a rotation (v6.2).
+            Balance::WeightedCost => nr_io * SWAP_CLUSTER_MAX + nr_rotated,
+        };
+        if ty == FILE {
+            self.file_cost += cost;
+        } else {
+            self.anon_cost += cost;
+        }
+        let lrusize: u64 = self.lists.iter().map(|l| l.len()).sum();
+        if self.file_cost + self.anon_cost > lrusize / 4 {
+            self.file_cost /= 2;
+            self.anon_cost /= 2;
+        }
+    }
+
+    /// `inactive_is_low()`: is the inactive list of type `ty` smaller than its target?
+    pub fn inactive_is_low(&self, ty: usize) -> bool {
+        let inactive = self.len(ty * 2);
+        let active = self.len(ty * 2 + 1);
+        let gb = (inactive + active) >> (30 - mm::PAGE_SHIFT);
+        let ratio = if ty == ANON && self.cfg.anon_ratio_1to1 {
+            1
+        } else if gb > 0 {
+            int_sqrt(10 * gb)
+        } else {
+            1
+        };
+        inactive * ratio < active
+    }
+
+    /// Refault check (B.4). Sets `PG_active` / `PG_workingset` on `pfn` as decided.
+    fn workingset_refault(&mut self, mm: &mut Mm, pfn: Pfn, shadow: Shadow) {
+        let anon = mm.frames[pfn].is_anon();
+        let ShadowInfo { eviction, workingset, .. } = unpack_shadow(shadow);
+        mm.stat.count(if anon { VmEvent::WorkingsetRefaultAnon } else { VmEvent::WorkingsetRefaultFile }, 1);
+        let distance = refault_distance(self.nonresident_age, eviction);
+        let workingset_size = if self.cfg.cache_challenges_anon {
+            let mut ws = self.len(AF);
+            if anon {
+                ws += self.len(IF);
+            }
+            if mm.swap.nr_free() > 0 {
+                ws += self.len(AA);
+                if !anon {
+                    ws += self.len(IA);
+                }
+            }
+            ws
+        } else {
+            // Before v5.8: only the active file list could be challenged.
+            self.len(AF)
+        };
+        if distance > workingset_size {
+            return;
+        }
+        mm.frames[pfn].flags.set(PageFlags::ACTIVE);
+        self.age_nonresident(1);
+        mm.stat.count(if anon { VmEvent::WorkingsetActivateAnon } else { VmEvent::WorkingsetActivateFile }, 1);
+        if workingset {
+            mm.frames[pfn].flags.set(PageFlags::WORKINGSET);
+            self.note_cost(if anon { ANON } else { FILE }, 1, 0);
+            mm.stat.count(if anon { VmEvent::WorkingsetRestoreAnon } else { VmEvent::WorkingsetRestoreFile }, 1);
+        }
+    }
+
+    /// `isolate_lru_folios()` from the tail of `lru` into `self.scratch`. Returns pages scanned.
+    fn isolate(&mut self, mm: &mut Mm, lru: usize, nr_to_scan: u64, sc: &mut ScanControl) -> u64 {
+        debug_assert!(self.scratch.is_empty());
+        let frames = mm.frames.slice_mut();
+        let mut scanned = 0;
+        while scanned < nr_to_scan {
+            let Some(pfn) = self.lists[lru].pop_tail(frames) else { break };
+            frames[pfn as usize].flags.clear(PageFlags::LRU);
+            self.scratch.push(pfn);
+            scanned += 1;
+        }
+        sc.work.pages_scanned += scanned;
+        scanned
+    }
+
+    /// `move_folios_to_lru()`: puts survivors back at the head of their lists.
+    fn putback(&mut self, mm: &mut Mm, list: &[Pfn]) {
+        for &pfn in list {
+            let active = mm.frames[pfn].flags.has(PageFlags::ACTIVE);
+            self.add_to_list(mm, pfn, false);
+            // v5.8 ("age nonresident information alongside anonymous pages").
+            if active && self.cfg.cache_challenges_anon {
+                self.age_nonresident(1);
+            }
+        }
+    }
+
+    /// `shrink_active_list()`.
+    fn shrink_active_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl) {
+        let nr_scanned = self.isolate(mm, ty * 2 + 1, nr_to_scan, sc);
+        let nr_taken = self.scratch.len() as u64;
+        mm.stat.count(VmEvent::Pgrefill, nr_scanned);
+        self.note_scanned(ty, nr_taken, 0);
+        let list = std::mem::take(&mut self.scratch);
+        let (mut nr_referenced, mut nr_rotated, mut nr_deactivate) = (0, 0, 0);
+        for &pfn in &list {
+            let r = rmap::folio_referenced(mm, pfn);
+            sc.work.rmap_ptes += r.ptes_checked as u64;
+            if r.young > 0 {
+                nr_referenced += 1;
+                // Executable file pages get another trip on the active list.
+                if r.exec && ty == FILE {
+                    nr_rotated += 1;
+                    continue;
+                }
+            }
+            let f = &mut mm.frames[pfn];
+            f.flags.clear(PageFlags::ACTIVE);
+            f.flags.set(PageFlags::WORKINGSET);
+            nr_deactivate += 1;
+        }
+        self.putback(mm, &list);
+        self.scratch = list;
+        self.scratch.clear();
+        mm.stat.count(VmEvent::Pgdeactivate, nr_deactivate);
+        match self.cfg.balance {
+            // Before v5.8 every referenced page counted as rotated.
+            Balance::Rotation => self.note_scanned(ty, 0, nr_referenced),
+            // v5.8 .. v6.1: rotations carried no cost.
+            Balance::RefaultCost => {}
+            Balance::WeightedCost => {
+                if nr_rotated > 0 {
+                    self.note_cost(ty, 0, nr_rotated)
+                }
+            }
+        }
+    }
+
+    /// `shrink_inactive_list()`. Returns pages reclaimed.
+    fn shrink_inactive_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl, env: PageoutEnv) -> u64 {
+        let nr_scanned = self.isolate(mm, ty * 2, nr_to_scan, sc);
+        let nr_taken = self.scratch.len() as u64;
+        mm.stat.count(
+            match sc.reclaimer {
+                Reclaimer::Kswapd => VmEvent::PgscanKswapd,
+                Reclaimer::Direct => VmEvent::PgscanDirect,
+            },
+            nr_scanned,
+        );
+        mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, nr_scanned);
+        self.note_scanned(ty, nr_taken, 0);
+        if nr_taken == 0 {
+            return 0;
+        }
+        let mut list = std::mem::take(&mut self.scratch);
+        let mut stat = FolioStat::default();
+        let nr_reclaimed = pageout::shrink_folio_list(mm, self, sc, env, &mut list, &mut stat);
+        self.putback(mm, &list);
+        list.clear();
+        self.scratch = list;
+        mm.stat.count(
+            match sc.reclaimer {
+                Reclaimer::Kswapd => VmEvent::PgstealKswapd,
+                Reclaimer::Direct => VmEvent::PgstealDirect,
+            },
+            nr_reclaimed,
+        );
+        mm.stat.count(if ty == ANON { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr_reclaimed);
+        match self.cfg.balance {
+            Balance::Rotation => {
+                self.recent_rotated[ANON] += stat.nr_activate[ANON];
+                self.recent_rotated[FILE] += stat.nr_activate[FILE];
+            }
+            Balance::RefaultCost => self.note_cost(ty, stat.nr_pageout, 0),
+            Balance::WeightedCost => self.note_cost(ty, stat.nr_pageout, nr_scanned - nr_reclaimed),
+        }
+        let nr = &mut sc.nr;
+        nr.dirty += stat.nr_dirty;
+        nr.congested += stat.nr_congested;
+        nr.unqueued_dirty += stat.nr_unqueued_dirty;
+        nr.writeback += stat.nr_writeback;
+        nr.immediate += stat.nr_immediate;
+        nr.taken += nr_taken;
+        if ty == FILE {
+            nr.file_taken += nr_taken;
+        }
+        nr_reclaimed
+    }
+
+    /// `prepare_scan_control()` for the one lruvec.
+    fn prepare_scan_control(&mut self, mm: &Mm, sc: &ScanControl) {
+        let activations = [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)];
+        let mut may_deactivate = [true; 2];
+        if !sc.force_deactivate {
+            for ty in [ANON, FILE] {
+                // New activations since the last cycle mean a new workingset is
+                // forming: let the stale active pages go.
+                may_deactivate[ty] = activations[ty] != self.refaults_snapshot[ty] || self.inactive_is_low(ty);
+            }
+        }
+        let cache_trim_mode = (self.len(IF) >> sc.priority) != 0 && !may_deactivate[FILE];
+        let file = self.len(IF) + self.len(AF);
+        let free = mm.nr_free();
+        let total_high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
+        let file_is_tiny = file + free <= total_high && !may_deactivate[ANON] && (self.len(IA) >> sc.priority) != 0;
+        self.pass = PassControl { anon_cost: self.anon_cost, file_cost: self.file_cost, may_deactivate, cache_trim_mode, file_is_tiny };
+    }
+
+    /// `get_scan_count()`: how many pages of each list to scan at `sc.priority`.
+    pub fn get_scan_count(&mut self, mm: &Mm, sc: &ScanControl) -> ScanCount {
+        let swappiness = self.cfg.swappiness as u64;
+        let balance = if !sc.may_swap || mm.swap.nr_free() == 0 {
+            ScanBalance::File
+        } else if sc.priority == 0 && swappiness != 0 {
+            ScanBalance::Equal
+        } else if self.pass.file_is_tiny {
+            ScanBalance::Anon
+        } else if self.pass.cache_trim_mode {
+            ScanBalance::File
+        } else {
+            ScanBalance::Fract
+        };
+        let (fraction, denominator) = if balance == ScanBalance::Fract { self.fractions(swappiness) } else { ([0, 0], 0) };
+        let mut nr = [0u64; 4];
+        for (lru, slot) in nr.iter_mut().enumerate() {
+            let ty = lru / 2;
+            let scan = self.len(lru) >> sc.priority;
+            *slot = match balance {
+                ScanBalance::Equal => scan,
+                ScanBalance::Fract if self.cfg.balance == Balance::Rotation => {
+                    // Before v5.8 the division rounded up.
+                    (scan * fraction[ty]).div_ceil(denominator)
+                }
+                ScanBalance::Fract => scan * fraction[ty] / denominator,
+                ScanBalance::File => scan * (ty == FILE) as u64,
+                ScanBalance::Anon => scan * (ty == ANON) as u64,
+            };
+        }
+        ScanCount { balance, fraction, denominator, nr }
+    }
+
+    /// The SCAN_FRACT weights `(fraction, denominator)` for the configured balance form.
+    fn fractions(&mut self, swappiness: u64) -> ([u64; 2], u64) {
+        match self.cfg.balance {
+            Balance::Rotation => {
+                let anon = self.len(IA) + self.len(AA);
+                let file = self.len(IF) + self.len(AF);
+                for (ty, size) in [(ANON, anon), (FILE, file)] {
+                    if self.recent_scanned[ty] > size / 4 {
+                        self.recent_scanned[ty] /= 2;
+                        self.recent_rotated[ty] /= 2;
+                    }
+                }
+                let ap = swappiness * (self.recent_scanned[ANON] + 1) / (self.recent_rotated[ANON] + 1);
+                let fp = (200 - swappiness) * (self.recent_scanned[FILE] + 1) / (self.recent_rotated[FILE] + 1);
+                ([ap, fp], ap + fp + 1)
+            }
+            Balance::RefaultCost | Balance::WeightedCost => {
+                // Each side gets the total added, confining the split to [1/3, 2/3]
+                // before swappiness is applied.
+                let total = self.pass.anon_cost + self.pass.file_cost;
+                let anon_cost = total + self.pass.anon_cost;
+                let file_cost = total + self.pass.file_cost;
+                let total = anon_cost + file_cost;
+                let ap = swappiness * (total + 1) / (anon_cost + 1);
+                let fp = (200 - swappiness) * (total + 1) / (file_cost + 1);
+                ([ap, fp], ap + fp)
+            }
+        }
+    }
+
+    /// `shrink_lruvec()`.
+    fn shrink_lruvec(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
+        let targets = self.get_scan_count(mm, sc).nr;
+        let mut nr = targets;
+        let nr_to_reclaim = sc.nr_to_reclaim;
+        let proportional = sc.reclaimer == Reclaimer::Direct && sc.priority == DEF_PRIORITY;
+        let mut reclaimed = 0;
+        let mut scan_adjusted = false;
+        // Bounded: every round lowers some nr[] by at least one until all reach zero.
+        while nr[IA] > 0 || nr[AF] > 0 || nr[IF] > 0 {
+            for lru in [IA, AA, IF, AF] {
+                if nr[lru] == 0 {
+                    continue;
+                }
+                let chunk = nr[lru].min(SWAP_CLUSTER_MAX);
+                nr[lru] -= chunk;
+                let ty = lru / 2;
+                if lru % 2 == 1 {
+                    if self.pass.may_deactivate[ty] {
+                        self.shrink_active_list(mm, chunk, ty, sc);
+                    } else {
+                        sc.skipped_deactivate = true;
+                    }
+                } else {
+                    reclaimed += self.shrink_inactive_list(mm, chunk, ty, sc, env);
+                }
+            }
+            if reclaimed < nr_to_reclaim || proportional || scan_adjusted {
+                continue;
+            }
+            // Goal reached: scan the other type only in proportion to what was
+            // already scanned of this one, so that the balance is kept.
+            let nr_file = nr[IF] + nr[AF];
+            let nr_anon = nr[IA] + nr[AA];
+            if nr_file == 0 || nr_anon == 0 {
+                break;
+            }
+            let (stop, other) = if nr_file > nr_anon { (ANON, FILE) } else { (FILE, ANON) };
+            let stopped_left = nr[stop * 2] + nr[stop * 2 + 1];
+            let pct = stopped_left * 100 / (targets[stop * 2] + targets[stop * 2 + 1] + 1);
+            nr[stop * 2] = 0;
+            nr[stop * 2 + 1] = 0;
+            for lru in [other * 2, other * 2 + 1] {
+                let done = targets[lru] - nr[lru];
+                nr[lru] = (targets[lru] * (100 - pct) / 100).saturating_sub(done.min(targets[lru] * (100 - pct) / 100));
+            }
+            scan_adjusted = true;
+        }
+        sc.nr_reclaimed += reclaimed;
+        if mm.swap.is_configured() && self.inactive_is_low(ANON) {
+            self.shrink_active_list(mm, SWAP_CLUSTER_MAX, ANON, sc);
+        }
+    }
+}
+
+impl FolioHooks for Classic {
+    /// `folio_check_references()`, classic LRU.
+    fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> References {
+        let r = rmap::folio_referenced(mm, pfn);
+        sc.work.rmap_ptes += r.ptes_checked as u64;
+        let f = &mut mm.frames[pfn];
+        let anon = f.is_anon();
+        let referenced_page = f.flags.test_clear(PageFlags::REFERENCED);
+        if r.young > 0 {
+            // Before v5.9 a referenced anon page was activated on the first look.
+            if anon && !self.cfg.anon_start_inactive {
+                return References::Activate;
+            }
+            // Mapped pages start with a young PTE from the fault: look twice.
+            f.flags.set(PageFlags::REFERENCED);
+            if referenced_page || r.young > 1 {
+                return References::Activate;
+            }
+            if r.exec && !anon {
+                return References::Activate;
+            }
+            return References::Keep;
+        }
+        if referenced_page && !anon {
+            return References::ReclaimClean;
+        }
+        References::Reclaim
+    }
+
+    /// `workingset_eviction()`, classic LRU.
+    fn eviction_shadow(&mut self, mm: &Mm, pfn: Pfn) -> Option<Shadow> {
+        let f = &mm.frames[pfn];
+        if f.is_anon() && !self.cfg.anon_workingset {
+            // v5.8: anon reclaim still ages the non-resident clock.
+            if self.cfg.cache_challenges_anon {
+                self.age_nonresident(1);
+            }
+            return None;
+        }
+        let shadow = pack_shadow(ShadowInfo { eviction: self.nonresident_age, memcg: 0, workingset: f.flags.has(PageFlags::WORKINGSET) });
+        self.age_nonresident(1);
+        Some(shadow)
+    }
+}
+
+impl ReclaimPolicy for Classic {
+    fn name(&self) -> &'static str {
+        "classic"
+    }
+
+    fn add_page(&mut self, mm: &mut Mm, pfn: Pfn, origin: Origin, shadow: Option<Shadow>) {
+        if let Some(s) = shadow {
+            self.workingset_refault(mm, pfn, s);
+        }
+        let anon = mm.frames[pfn].is_anon();
+        let ty = if anon { ANON } else { FILE };
+        match origin {
+            Origin::AnonFault if !self.cfg.anon_start_inactive => {
+                // Before v5.9 new anon pages started active (and counted as rotated).
+                mm.frames[pfn].flags.set(PageFlags::ACTIVE);
+            }
+            Origin::SwapIn if !self.cfg.anon_start_inactive => {
+                // Before v5.9 do_swap_page() activated every swapped-in page.
+                self.note_scanned(ANON, 1, 0);
+                if !mm.frames[pfn].flags.has(PageFlags::ACTIVE) {
+                    mm.frames[pfn].flags.set(PageFlags::ACTIVE);
+                    mm.stat.count(VmEvent::Pgactivate, 1);
+                }
+            }
+            _ => {}
+        }
+        if origin == Origin::SwapIn && self.cfg.balance == Balance::RefaultCost && !self.cfg.anon_workingset {
+            // v5.8: every anon swap-in was charged as IO cost.
+            self.note_cost(ANON, 1, 0);
+        }
+        let active = mm.frames[pfn].flags.has(PageFlags::ACTIVE);
+        self.note_scanned(ty, 1, active as u64);
+        self.add_to_list(mm, pfn, false);
+    }
+
+    fn on_swap_cache_hit(&mut self, mm: &mut Mm, pfn: Pfn) {
+        // Before v5.9 do_swap_page() activated the page on every swap fault.
+        let flags = mm.frames[pfn].flags;
+        if !self.cfg.anon_start_inactive && flags.has(PageFlags::LRU) && !flags.has(PageFlags::ACTIVE) {
+            self.del_from_list(mm, pfn);
+            mm.frames[pfn].flags.set(PageFlags::ACTIVE);
+            self.add_to_list(mm, pfn, false);
+            mm.stat.count(VmEvent::Pgactivate, 1);
+            self.note_scanned(ANON, 1, 1);
+        }
+    }
+
+    fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
+        let flags = mm.frames[pfn].flags;
+        if flags.has(PageFlags::UNEVICTABLE) {
+            return;
+        }
+        if !flags.has(PageFlags::ACTIVE) && flags.has(PageFlags::REFERENCED) && flags.has(PageFlags::LRU) {
+            // Second access: promote (folio_activate + workingset_activation).
+            self.del_from_list(mm, pfn);
+            let f = &mut mm.frames[pfn];
+            f.flags.set(PageFlags::ACTIVE);
+            f.flags.clear(PageFlags::REFERENCED);
+            let ty = if f.is_anon() { ANON } else { FILE };
+            self.add_to_list(mm, pfn, false);
+            mm.stat.count(VmEvent::Pgactivate, 1);
+            self.note_scanned(ty, 1, 1);
+            self.age_nonresident(1);
+        } else if !flags.has(PageFlags::REFERENCED) {
+            mm.frames[pfn].flags.set(PageFlags::REFERENCED);
+        }
+    }
+
+    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
+        self.prepare_scan_control(mm, sc);
+        sc.nr = Default::default();
+        sc.cache_trim_mode = self.pass.cache_trim_mode;
+        self.shrink_lruvec(mm, sc, env);
+    }
+
+    fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
+        let flags = mm.frames[pfn].flags;
+        if flags.has(PageFlags::LRU) && !flags.has(PageFlags::DIRTY) && !flags.has(PageFlags::UNEVICTABLE) {
+            self.del_from_list(mm, pfn);
+            mm.frames[pfn].flags.clear(PageFlags::ACTIVE);
+            self.add_to_list(mm, pfn, true);
+            mm.stat.count(VmEvent::Pgrotated, 1);
+        }
+    }
+
+    fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
+        if mm.swap.is_configured() && self.inactive_is_low(ANON) {
+            self.shrink_active_list(mm, SWAP_CLUSTER_MAX, ANON, sc);
+        }
+    }
+
+    fn snapshot_refaults(&mut self, mm: &Mm) {
+        self.refaults_snapshot = [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)];
+    }
+
+    fn lru_sizes(&self) -> LruSizes {
+        LruSizes {
+            inactive_anon: self.len(IA),
+            active_anon: self.len(AA),
+            inactive_file: self.len(IF),
+            active_file: self.len(AF),
+            unevictable: 0,
+        }
+    }
+
+    fn check_invariants(&self, mm: &Mm) {
+        let frames = mm.frames.as_slice();
+        for (lru, list) in self.lists.iter().enumerate() {
+            let mut n = 0;
+            for pfn in list.iter(frames) {
+                let f = &frames[pfn as usize];
+                assert!(f.flags.has(PageFlags::LRU), "pfn {pfn} on list {lru} without PG_lru");
+                assert_eq!(f.lru as usize, lru, "pfn {pfn} on list {lru} but records {}", f.lru);
+                assert_eq!(lru_index(f.is_anon(), f.flags.has(PageFlags::ACTIVE)), lru, "pfn {pfn}: type/active flags disagree with its list");
+                n += 1;
+            }
+            assert_eq!(n, list.len(), "list {lru}: length {} but {n} pages linked", list.len());
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! The reclaim policy interface: one LRU design per implementation.
+
+pub mod classic;
+pub mod registry;
+
+use crate::control::ScanControl;
+use crate::pageout::PageoutEnv;
+use mm::{Mm, Pfn, Shadow};
+
+/// How a page came to be inserted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A new anonymous page from a fault (`do_anonymous_page`).
+    AnonFault,
+    /// An anonymous page read back from swap by a fault.
+    SwapIn,
+    /// A file page read into the page cache on demand.
+    FileRead,
+}
+
+/// Gauges a policy reports, in pages (`nr_inactive_anon`, ...).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LruSizes {
+    /// `nr_inactive_anon`.
+    pub inactive_anon: u64,
+    /// `nr_active_anon`.
+    pub active_anon: u64,
+    /// `nr_inactive_file`.
+    pub inactive_file: u64,
+    /// `nr_active_file`.
+    pub active_file: u64,
+    /// `nr_unevictable`.
+    pub unevictable: u64,
+}
+
+impl LruSizes {
+    /// Pages on all lists.
+    pub fn total(&self) -> u64 {
+        self.inactive_anon + self.active_anon + self.inactive_file + self.active_file + self.unevictable
+    }
+}
+
+/// One LRU design. Owns ordering and aging state, nothing else: it never
+/// allocates frames for workloads, schedules events or touches devices.
+pub trait ReclaimPolicy {
+    /// The registry name.
+    fn name(&self) -> &'static str;
+
+    /// Adds a newly instantiated page to the LRU. `shadow` is the shadow entry
+    /// found in its slot, if any (the refault path runs first).
+    fn add_page(&mut self, mm: &mut Mm, pfn: Pfn, origin: Origin, shadow: Option<Shadow>);
+
+    /// A swap fault found `pfn` in the swap cache (a minor fault).
+    fn on_swap_cache_hit(&mut self, mm: &mut Mm, pfn: Pfn);
+
+    /// `folio_mark_accessed()`: an access through a file descriptor.
+    fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn);
+
+    /// One `shrink_node()` pass at `sc.priority`.
+    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv);
+
+    /// Writeback of a page marked `PG_reclaim` ended: rotate it for quick reclaim
+    /// (`folio_rotate_reclaimable`).
+    fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn);
+
+    /// kswapd's per-pass aging hook (`kswapd_age_node`).
+    fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl);
+
+    /// `snapshot_refaults()`: end of a reclaim cycle.
+    fn snapshot_refaults(&mut self, mm: &Mm);
+
+    /// Sizes of the LRU lists.
+    fn lru_sizes(&self) -> LruSizes;
+
+    /// Checks every internal invariant against `mm`; O(n), for tests and `--paranoid`.
+    fn check_invariants(&self, mm: &Mm);
+}

@@ -1,0 +1,301 @@
+//! The table of built-in workloads, their parameters and how each is built.
+
+use crate::phases::{Phase, PhaseProgram, Target};
+use crate::rng::SimRng;
+use crate::sampler::Sampler;
+use crate::spec::{SpecError, WorkloadSpec};
+use engine::SimBuilder;
+use std::rc::Rc;
+
+/// One parameter of a workload.
+pub struct Param {
+    /// Key.
+    pub key: &'static str,
+    /// Default value.
+    pub default: &'static str,
+    /// Meaning and format.
+    pub help: &'static str,
+}
+
+/// A built-in workload.
+pub struct Workload {
+    /// Name.
+    pub name: &'static str,
+    /// What it models.
+    pub summary: &'static str,
+    /// Parameters with defaults.
+    pub params: &'static [Param],
+    build: fn(&mut Ctx) -> Result<(), SpecError>,
+}
+
+const fn p(key: &'static str, default: &'static str, help: &'static str) -> Param {
+    Param { key, default, help }
+}
+
+const SIZE_HELP: &str = "size: absolute (96M, 1G) or relative to memory (0.5x)";
+
+/// All built-in workloads, alphabetically.
+pub const WORKLOADS: &[Workload] = &[
+    Workload {
+        name: "anon",
+        summary: "one process's anonymous memory: touched once and left idle, or swept / sampled repeatedly",
+        params: &[
+            p("size", "0.5x", SIZE_HELP),
+            p("pattern", "seq", "idle (touch once, then nothing), seq, uniform or zipf"),
+            p("alpha", "1.0", "zipf exponent (pattern=zipf)"),
+            p("passes", "3", "sweeps over the region (pattern=seq)"),
+            p("ops", "1000000", "random accesses per thread (pattern=uniform/zipf)"),
+            p("write", "0", "1: accesses after the first touch are stores"),
+            p("threads", "1", "threads sharing the region"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_anon,
+    },
+    Workload {
+        name: "ebizzy",
+        summary: "seed 004: threads reading an anon region with zipf(alpha) popularity after it is filled",
+        params: &[
+            p("size", "1.5x", SIZE_HELP),
+            p("alpha", "0.7", "zipf exponent: 0.1 ~ uniform, 1.3 = small hot set"),
+            p("threads", "1", "threads; each fills its share of the region, then samples all of it"),
+            p("ops", "1000000", "random reads per thread"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_ebizzy,
+    },
+    Workload {
+        name: "fileloop",
+        summary: "reads of a file through a file descriptor: repeated sequential passes, or uniform/zipf",
+        params: &[
+            p("size", "1.2x", SIZE_HELP),
+            p("pattern", "seq", "seq, uniform or zipf"),
+            p("alpha", "1.0", "zipf exponent (pattern=zipf)"),
+            p("passes", "3", "sequential passes (pattern=seq)"),
+            p("ops", "1000000", "random reads per thread (pattern=uniform/zipf)"),
+            p("threads", "1", "reader threads"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_fileloop,
+    },
+    Workload {
+        name: "hotcold",
+        summary: "seed 004's scenario: cold memory, hot-1 activated, hot-2, then cold and hot-2 alternately",
+        params: &[
+            p("cold", "1.83x", "cold region (seed: 512M of ~280M usable)"),
+            p("hot1", "0.343x", "hot-1 region, activated early (seed: 96M)"),
+            p("hot2", "0.343x", "hot-2 region, re-accessed every round (seed: 96M)"),
+            p("step", "0.457x", "cold memory read per round (seed: 128M)"),
+            p("activate", "2", "extra passes over hot-1 to activate it"),
+            p("rounds", "10", "cold/hot-2 rounds"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_hotcold,
+    },
+];
+
+/// Resolved parameters of one workload instance.
+struct Ctx<'a> {
+    workload: &'static Workload,
+    values: Vec<String>,
+    builder: &'a mut SimBuilder,
+    seed: u64,
+    index: u64,
+}
+
+impl Ctx<'_> {
+    fn raw(&self, key: &str) -> &str {
+        let i = self.workload.params.iter().position(|p| p.key == key).expect("workload reads a declared parameter");
+        &self.values[i]
+    }
+
+    fn bad(&self, key: &str, expected: impl Into<String>) -> SpecError {
+        SpecError::BadValue { workload: self.workload.name.into(), key: key.into(), value: self.raw(key).into(), expected: expected.into() }
+    }
+
+    /// A size in pages.
+    fn pages(&self, key: &str) -> Result<u32, SpecError> {
+        let v = self.raw(key);
+        let mem = self.builder.memory_pages() as f64;
+        let pages = if let Some(x) = v.strip_suffix('x') {
+            let f: f64 = x.parse().map_err(|_| self.bad(key, SIZE_HELP))?;
+            if !(f > 0.0 && f.is_finite()) {
+                return Err(self.bad(key, "a positive size"));
+            }
+            (f * mem).round()
+        } else {
+            (engine::config::parse_size(v).map_err(|e| self.bad(key, e))? / mm::PAGE_SIZE) as f64
+        };
+        if pages < 1.0 || pages > (1u64 << 31) as f64 {
+            return Err(self.bad(key, "a size between 4K and 8T"));
+        }
+        Ok(pages as u32)
+    }
+
+    fn int(&self, key: &str, lo: u64, hi: u64) -> Result<u64, SpecError> {
+        let n: u64 = self.raw(key).parse().map_err(|_| self.bad(key, format!("an integer in {lo}..={hi}")))?;
+        if n < lo || n > hi {
+            return Err(self.bad(key, format!("an integer in {lo}..={hi}")));
+        }
+        Ok(n)
+    }
+
+    fn float(&self, key: &str, lo: f64, hi: f64) -> Result<f64, SpecError> {
+        let x: f64 = self.raw(key).parse().map_err(|_| self.bad(key, format!("a number in {lo}..={hi}")))?;
+        if !(lo..=hi).contains(&x) {
+            return Err(self.bad(key, format!("a number in {lo}..={hi}")));
+        }
+        Ok(x)
+    }
+
+    fn choice(&self, key: &str, options: &[&'static str]) -> Result<&'static str, SpecError> {
+        let v = self.raw(key);
+        options.iter().copied().find(|o| *o == v).ok_or_else(|| self.bad(key, format!("one of: {}", options.join(", "))))
+    }
+
+    fn rng(&self, stream: u64) -> SimRng {
+        SimRng::new(self.seed, self.index * 1_000_003 + stream)
+    }
+
+    /// Adds `threads` threads; `phases(t)` gives thread `t`'s phases (after the start delay).
+    fn spawn(&mut self, threads: u64, mut phases: impl FnMut(u64) -> Vec<Phase>) -> Result<(), SpecError> {
+        let start_ns = self.int("start_ms", 0, 1 << 40)? * 1_000_000;
+        for t in 0..threads {
+            let mut ph = Vec::new();
+            if start_ns > 0 {
+                ph.push(Phase::Think(start_ns));
+            }
+            ph.extend(phases(t));
+            let name = format!("{}#{}/{}", self.workload.name, self.index, t);
+            let program = PhaseProgram::new(ph, self.rng(t));
+            self.builder.add_thread(name, Box::new(program));
+        }
+        Ok(())
+    }
+
+    /// A sampler for `pattern` over `n` pages.
+    fn sampler(&self, pattern: &str, n: u32) -> Result<Rc<Sampler>, SpecError> {
+        Ok(Rc::new(match pattern {
+            "zipf" => Sampler::zipf(n, self.float("alpha", 0.0, 10.0)?, &mut self.rng(999)),
+            _ => Sampler::Uniform(n),
+        }))
+    }
+}
+
+fn sweep(target: Target, start: u32, len: u32, passes: u32, write: bool) -> Phase {
+    Phase::Sweep { target, start, len, passes, write }
+}
+
+/// Thread `i` of `threads` writes its contiguous share of a `pages`-page region once.
+fn fill_share(t: Target, pages: u32, threads: u64, i: u64) -> Vec<Phase> {
+    let share = pages.div_ceil(threads as u32);
+    let start = (i as u32).saturating_mul(share).min(pages);
+    let len = share.min(pages - start);
+    if len == 0 {
+        return Vec::new();
+    }
+    vec![sweep(t, start, len, 1, true)]
+}
+
+fn build_anon(c: &mut Ctx) -> Result<(), SpecError> {
+    let pages = c.pages("size")?;
+    let pattern = c.choice("pattern", &["idle", "seq", "uniform", "zipf"])?;
+    let write = c.int("write", 0, 1)? == 1;
+    let threads = c.int("threads", 1, 1024)?;
+    let passes = c.int("passes", 0, 1 << 20)? as u32;
+    let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let sampler = c.sampler(pattern, pages)?;
+    let region = c.builder.add_anon_region(pages);
+    let t = Target::Mem(region);
+    c.spawn(threads, |i| {
+        let mut ph = fill_share(t, pages, threads, i);
+        match pattern {
+            "idle" => {}
+            "seq" => ph.push(sweep(t, 0, pages, passes, write)),
+            _ => ph.push(Phase::Random { target: t, sampler: sampler.clone(), ops, write }),
+        }
+        ph
+    })
+}
+
+fn build_ebizzy(c: &mut Ctx) -> Result<(), SpecError> {
+    let pages = c.pages("size")?;
+    let threads = c.int("threads", 1, 1024)?;
+    let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let sampler = c.sampler("zipf", pages)?;
+    let region = c.builder.add_anon_region(pages);
+    let t = Target::Mem(region);
+    c.spawn(threads, |i| {
+        // SIM-CHOICE: ebizzy's main thread fills the memory before the workers
+        // start; here each worker fills its share, which keeps threads independent.
+        let mut ph = fill_share(t, pages, threads, i);
+        ph.push(Phase::Random { target: t, sampler: sampler.clone(), ops, write: false });
+        ph
+    })
+}
+
+fn build_fileloop(c: &mut Ctx) -> Result<(), SpecError> {
+    let pages = c.pages("size")?;
+    let pattern = c.choice("pattern", &["seq", "uniform", "zipf"])?;
+    let threads = c.int("threads", 1, 1024)?;
+    let passes = c.int("passes", 0, 1 << 20)? as u32;
+    let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let sampler = c.sampler(pattern, pages)?;
+    let file = c.builder.add_file(pages);
+    let t = Target::File(file);
+    c.spawn(threads, |_| match pattern {
+        "seq" => vec![sweep(t, 0, pages, passes, false)],
+        _ => vec![Phase::Random { target: t, sampler: sampler.clone(), ops, write: false }],
+    })
+}
+
+fn build_hotcold(c: &mut Ctx) -> Result<(), SpecError> {
+    let cold = c.pages("cold")?;
+    let hot1 = c.pages("hot1")?;
+    let hot2 = c.pages("hot2")?;
+    let step = c.pages("step")?.min(cold);
+    let activate = c.int("activate", 0, 1000)? as u32;
+    let rounds = c.int("rounds", 0, 1 << 20)? as u32;
+    let (rc, r1, r2) = (c.builder.add_anon_region(cold), c.builder.add_anon_region(hot1), c.builder.add_anon_region(hot2));
+    let (tc, t1, t2) = (Target::Mem(rc), Target::Mem(r1), Target::Mem(r2));
+    c.spawn(1, |_| {
+        // Seed 004: 1. allocate cold; 2. allocate hot-1; 3. activate hot-1;
+        // 4. allocate hot-2; then 5. access a step of cold, 6. access hot-2, repeat.
+        let mut ph = vec![sweep(tc, 0, cold, 1, true), sweep(t1, 0, hot1, 1, true)];
+        if activate > 0 {
+            ph.push(sweep(t1, 0, hot1, activate, false));
+        }
+        ph.push(sweep(t2, 0, hot2, 1, true));
+        let windows = cold / step;
+        for round in 0..rounds {
+            let start = (round % windows) * step;
+            ph.push(sweep(tc, start, step, 1, false));
+            ph.push(sweep(t2, 0, hot2, 1, false));
+        }
+        ph
+    })
+}
+
+/// Adds workload `spec` (the `index`-th of the run) to `builder`. Returns the
+/// specification with every parameter resolved, for the run's configuration.
+pub fn add_workload(builder: &mut SimBuilder, spec: &WorkloadSpec, seed: u64, index: u64) -> Result<WorkloadSpec, SpecError> {
+    let workload = WORKLOADS.iter().find(|w| w.name == spec.name).ok_or_else(|| SpecError::UnknownWorkload {
+        name: spec.name.clone(),
+        valid: WORKLOADS.iter().map(|w| w.name).collect(),
+    })?;
+    let mut values: Vec<String> = workload.params.iter().map(|p| p.default.to_string()).collect();
+    for (k, v) in &spec.params {
+        let i = workload.params.iter().position(|p| p.key == k).ok_or_else(|| SpecError::UnknownParam {
+            workload: workload.name.into(),
+            key: k.clone(),
+            valid: workload.params.iter().map(|p| p.key).collect(),
+        })?;
+        values[i] = v.clone();
+    }
+    let resolved = WorkloadSpec {
+        name: workload.name.into(),
+        params: workload.params.iter().zip(&values).map(|(p, v)| (p.key.to_string(), v.clone())).collect(),
+    };
+    let mut ctx = Ctx { workload, values, builder, seed, index };
+    (workload.build)(&mut ctx)?;
+    Ok(resolved)
+}
