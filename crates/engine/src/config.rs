@@ -325,8 +325,8 @@ impl Config {
     /// Checks that the settings fit together.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let pages = self.memory_bytes / mm::PAGE_SIZE;
-        if pages < 1024 {
-            return Err(ConfigError::Inconsistent(format!("memory {} is too small: at least 4M (1024 pages)", format_size(self.memory_bytes))));
+        if pages < 64 {
+            return Err(ConfigError::Inconsistent(format!("memory {} is too small: at least 256K (64 pages)", format_size(self.memory_bytes))));
         }
         if pages > u32::MAX as u64 / 2 {
             return Err(ConfigError::Inconsistent(format!("memory {} is too large: at most 8T", format_size(self.memory_bytes))));

@@ -389,6 +389,56 @@ impl Sim {
         }
     }
 
+    /// Performs one access synchronously, outside the event loop: for small
+    /// hand-checked scenarios that drive the machine step by step. Device
+    /// completions queued by reclaim are processed at once.
+    pub fn access_now(&mut self, a: Access) -> Result<(), SimError> {
+        if !self.m.try_hit(a) {
+            // Bounded by OOM_STALL_LIMIT: every retry counts a stalled attempt.
+            loop {
+                match self.m.slow_access(a, 0) {
+                    Ok(_) => break,
+                    Err(Stall::Retry(_)) => self.drain_writeback(),
+                    Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: 0, thread: "access_now".into() }),
+                }
+            }
+        }
+        self.drain_writeback();
+        Ok(())
+    }
+
+    /// `get_user_pages(FOLL_TOUCH)` on a resident page: the kernel marks such a
+    /// page accessed (`folio_mark_accessed`), which can activate anon pages too.
+    /// Returns false if the page is not resident.
+    pub fn gup_touch(&mut self, region: RegionId, page: u32) -> bool {
+        let Some(pfn) = self.m.mm.regions[region.0 as usize].ptes[page as usize].pfn() else { return false };
+        self.m.policy.mark_accessed(&mut self.m.mm, pfn);
+        true
+    }
+
+    fn drain_writeback(&mut self) {
+        let mut other = Vec::new();
+        while let Some((t, ev)) = self.m.queue.pop() {
+            match ev {
+                Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
+                ev => other.push((t, ev)),
+            }
+        }
+        for (t, ev) in other {
+            self.m.queue.push(t, ev);
+        }
+    }
+
+    /// The memory state (for tests and dumps).
+    pub fn mm(&self) -> &Mm {
+        &self.m.mm
+    }
+
+    /// The memory state, mutable (tests use it to age accessed bits).
+    pub fn mm_mut(&mut self) -> &mut Mm {
+        &mut self.m.mm
+    }
+
     /// Checks the policy's and the memory state's invariants (O(n)).
     pub fn check_invariants(&self) {
         self.m.check_invariants();

@@ -1,0 +1,61 @@
+//! `reclaimsim`: the command line. Turns arguments into a configuration, runs
+//! the engine, prints `/proc/vmstat`-style output and writes JSON results.
+
+mod bench;
+mod output;
+mod runner;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// A fast, deterministic simulator of Linux page reclaim.
+#[derive(Parser)]
+#[command(name = "reclaimsim", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run workloads on a simulated machine and print /proc/vmstat-style counters.
+    Run(runner::RunArgs),
+    /// List kernel profiles and the feature flags each sets.
+    Profiles,
+    /// List built-in workloads and their parameters.
+    Workloads,
+    /// List every `--set` key with its default value.
+    Settings,
+    /// Measure simulation speed (accesses per second) and memory per page frame.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => runner::run(args),
+        Command::Profiles => {
+            output::print_profiles();
+            Ok(())
+        }
+        Command::Workloads => {
+            output::print_workloads();
+            Ok(())
+        }
+        Command::Settings => {
+            output::print_settings();
+            Ok(())
+        }
+        Command::Bench(args) => bench::bench(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("reclaimsim: error: {e:#}");
+            match e.downcast_ref::<runner::UsageError>() {
+                Some(_) => ExitCode::from(2),
+                None => ExitCode::from(1),
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Listings and human-readable output.
+
+use engine::config::SETTINGS;
+use engine::profile::PROFILES;
+use engine::{Config, RunReport};
+use workload::WORKLOADS;
+
+/// `reclaimsim profiles`.
+pub fn print_profiles() {
+    let base = Config::default();
+    println!("Kernel profiles (default: {}). Flags differing from the default are marked *.\n", base.profile);
+    for p in PROFILES {
+        println!("{:<10} {}", p.name, p.summary);
+        for (k, v) in p.settings {
+            let def = base.resolved().into_iter().find(|(bk, _)| bk == k).map(|(_, bv)| bv).unwrap_or_default();
+            println!("    {}{k}={v}", if def == *v { " " } else { "*" });
+        }
+        println!();
+    }
+}
+
+/// `reclaimsim workloads`.
+pub fn print_workloads() {
+    println!("Built-in workloads: --workload NAME[:key=value,...]; repeat --workload to run several side by side.\n");
+    for w in WORKLOADS {
+        println!("{:<10} {}", w.name, w.summary);
+        for p in w.params {
+            println!("    {:<10} default {:<8} {}", p.key, p.default, p.help);
+        }
+        println!();
+    }
+}
+
+/// `reclaimsim settings`.
+pub fn print_settings() {
+    let c = Config::default();
+    println!("Settings for --set KEY=VALUE (defaults of profile {}):\n", c.profile);
+    for (s, (_, v)) in SETTINGS.iter().zip(c.resolved()) {
+        println!("{:<28} {:<12} {}", s.key, v, s.help);
+    }
+}
+
+fn fmt_ns(ns: u64) -> String {
+    match ns {
+        0..=9_999 => format!("{ns}ns"),
+        10_000..=9_999_999 => format!("{:.1}us", ns as f64 / 1e3),
+        _ => format!("{:.2}ms", ns as f64 / 1e6),
+    }
+}
+
+/// `run`'s text output: counters, then a summary.
+pub fn print_report(r: &RunReport, wall_seconds: f64) {
+    for (name, v) in &r.vmstat {
+        println!("{name} {v}");
+    }
+    println!();
+    println!("# simulated time     {:.3} s", r.virtual_ns as f64 / 1e9);
+    println!(
+        "# simulation speed   {} accesses in {:.2} s wall = {:.1} M accesses/s ({} events)",
+        r.accesses,
+        wall_seconds,
+        r.accesses as f64 / wall_seconds.max(1e-9) / 1e6,
+        r.events
+    );
+    println!("# kswapd CPU         {:.3} s", r.kswapd_cpu_ns as f64 / 1e9);
+    println!("# direct reclaim     {:.3} s", r.direct_reclaim_ns as f64 / 1e9);
+    println!("# {:<20} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9}", "thread", "ops", "ops/s", "p50", "p90", "p99", "max");
+    for t in &r.threads {
+        let l = &t.latency_ns;
+        println!(
+            "# {:<20} {:>12} {:>12.0} {:>9} {:>9} {:>9} {:>9}",
+            t.name,
+            t.ops,
+            t.ops_per_sec(),
+            fmt_ns(l[0].1),
+            fmt_ns(l[1].1),
+            fmt_ns(l[2].1),
+            fmt_ns(l[4].1)
+        );
+    }
+}
