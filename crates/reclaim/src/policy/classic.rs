@@ -364,8 +364,8 @@ impl Classic {
         nr_reclaimed
     }
 
-    /// `prepare_scan_control()` for the one lruvec.
-    fn prepare_scan_control(&mut self, mm: &Mm, sc: &ScanControl) {
+    /// `prepare_scan_control()` for the one lruvec: costs, deactivation permissions, cache-trim mode.
+    pub fn prepare_scan_control(&mut self, mm: &Mm, sc: &ScanControl) {
         let activations = [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)];
         let mut may_deactivate = [true; 2];
         if !sc.force_deactivate {

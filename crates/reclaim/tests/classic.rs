@@ -1,0 +1,122 @@
+//! Hand-checked scenarios for the classic LRU: get_scan_count fractions and
+//! refault-distance activation. See issue #2.
+
+use mm::{FileId, Mm, Owner, PageFlags, RegionId, Shadow, VmEvent};
+use reclaim::policy::classic::{Classic, ScanBalance};
+use reclaim::policy::{Origin, ReclaimPolicy};
+use reclaim::workingset::{pack_shadow, ShadowInfo, EVICTION_MASK};
+use reclaim::{Balance, ReclaimConfig, Reclaimer, ScanControl};
+
+/// A machine whose lists hold `[inactive anon, active anon, inactive file, active file]` pages.
+fn lists(cfg: ReclaimConfig, sizes: [u32; 4]) -> (Mm, Classic) {
+    let total: u32 = sizes.iter().sum();
+    let mut mm = Mm::new(total + 64, 1 << 16);
+    let region = mm.add_anon_region(total);
+    let file = mm.add_file(total);
+    let mut p = Classic::new(cfg);
+    let mut index = 0;
+    for (lru, &n) in sizes.iter().enumerate() {
+        let anon = lru < 2;
+        for _ in 0..n {
+            let (owner, flags) = if anon { (Owner::anon(region), PageFlags::SWAPBACKED) } else { (Owner::file(file), 0) };
+            let pfn = mm.frames.alloc(owner, index, flags).unwrap();
+            if lru % 2 == 1 {
+                mm.frames[pfn].flags.set(PageFlags::ACTIVE);
+            }
+            p.add_page(&mut mm, pfn, if anon { Origin::AnonFault } else { Origin::FileRead }, None);
+            index += 1;
+        }
+    }
+    (mm, p)
+}
+
+fn scan_count(swappiness: u32, costs: (u64, u64)) -> ([u64; 4], [u64; 2], u64, ScanBalance) {
+    let cfg = ReclaimConfig { swappiness, balance: Balance::WeightedCost, ..ReclaimConfig::default() };
+    // Inactive file below active file: file deactivation allowed, no cache-trim mode.
+    let (mm, mut p) = lists(cfg, [8192, 8192, 4096, 8192]);
+    p.set_costs(costs.0, costs.1);
+    let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+    sc.priority = 2;
+    p.prepare_scan_control(&mm, &sc);
+    let c = p.get_scan_count(&mm, &sc);
+    (c.nr, c.fraction, c.denominator, c.balance)
+}
+
+/// Equal (zero) costs: fraction = [swappiness, 200 - swappiness] over 200.
+/// Scan targets at priority 2: 8192 >> 2 = 2048 (anon lists, active file), 4096 >> 2 = 1024 (inactive file).
+#[test]
+fn scan_count_fractions_by_swappiness() {
+    assert_eq!(scan_count(60, (0, 0)), ([614, 614, 716, 1433], [60, 140], 200, ScanBalance::Fract));
+    assert_eq!(scan_count(0, (0, 0)), ([0, 0, 1024, 2048], [0, 200], 200, ScanBalance::Fract));
+    assert_eq!(scan_count(100, (0, 0)), ([1024, 1024, 512, 1024], [100, 100], 200, ScanBalance::Fract));
+    assert_eq!(scan_count(200, (0, 0)), ([2048, 2048, 0, 0], [200, 0], 200, ScanBalance::Fract));
+}
+
+/// anon_cost 100, file_cost 300: total 400, A = 500, F = 700, T = 1200;
+/// ap = 60 * 1201 / 501 = 143, fp = 140 * 1201 / 701 = 239, denominator 382;
+/// anon 2048 * 143 / 382 = 766, inactive file 1024 * 239 / 382 = 640, active file 2048 * 239 / 382 = 1281.
+#[test]
+fn scan_count_follows_refault_cost() {
+    assert_eq!(scan_count(60, (100, 300)), ([766, 766, 640, 1281], [143, 239], 382, ScanBalance::Fract));
+}
+
+/// With inactive file at least as large as active file and no refaults,
+/// file deactivation is not needed: cache-trim mode scans file only.
+#[test]
+fn cache_trim_mode_scans_file_only() {
+    let (mm, mut p) = lists(ReclaimConfig::default(), [100, 100, 8192, 4096]);
+    let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+    sc.priority = 2;
+    p.prepare_scan_control(&mm, &sc);
+    let c = p.get_scan_count(&mm, &sc);
+    assert_eq!(c.balance, ScanBalance::File);
+    assert_eq!(c.nr, [0, 0, 2048, 1024]);
+}
+
+/// A refault at `distance` of a page of the given type, with lists
+/// IA 50, AA 30, IF 0, AF 100 and free swap. Returns whether it was activated.
+fn refault(cfg: ReclaimConfig, anon: bool, distance: u64, workingset_bit: bool) -> (bool, Mm) {
+    let (mut mm, mut p) = lists(cfg, [50, 30, 0, 100]);
+    let age = p.nonresident_age();
+    let shadow: Shadow = pack_shadow(ShadowInfo { eviction: age.wrapping_sub(distance) & EVICTION_MASK, memcg: 0, workingset: workingset_bit });
+    let pfn = if anon {
+        mm.frames.alloc(Owner::anon(RegionId(0)), 999, PageFlags::SWAPBACKED).unwrap()
+    } else {
+        mm.frames.alloc(Owner::file(FileId(0)), 999, 0).unwrap()
+    };
+    p.add_page(&mut mm, pfn, if anon { Origin::SwapIn } else { Origin::FileRead }, Some(shadow));
+    (mm.frames[pfn].flags.has(PageFlags::ACTIVE), mm)
+}
+
+/// v5.9+: file workingset = active file + all anon = 100 + 30 + 50 = 180;
+/// anon workingset = active file + inactive file + active anon = 100 + 0 + 30 = 130.
+#[test]
+fn refault_distance_activates_within_workingset_size() {
+    let cfg = ReclaimConfig::default;
+    assert!(refault(cfg(), false, 180, false).0);
+    assert!(!refault(cfg(), false, 181, false).0);
+    assert!(refault(cfg(), true, 130, false).0);
+    assert!(!refault(cfg(), true, 131, false).0);
+    let (_, mm) = refault(cfg(), true, 10, false);
+    assert_eq!(mm.stat.get(VmEvent::WorkingsetRefaultAnon), 1);
+    assert_eq!(mm.stat.get(VmEvent::WorkingsetActivateAnon), 1);
+    assert_eq!(mm.stat.get(VmEvent::WorkingsetRestoreAnon), 0);
+}
+
+/// Before v5.8 only the active file list could be challenged: 100.
+#[test]
+fn refault_distance_before_v5_8_uses_active_file_only() {
+    let cfg = || ReclaimConfig { cache_challenges_anon: false, balance: Balance::Rotation, ..ReclaimConfig::default() };
+    assert!(refault(cfg(), false, 100, false).0);
+    assert!(!refault(cfg(), false, 101, false).0);
+}
+
+/// A refault of a page that was workingset is a restore, and charges IO cost.
+#[test]
+fn restore_charges_refault_cost() {
+    let (active, mm) = refault(ReclaimConfig::default(), false, 5, true);
+    assert!(active);
+    assert_eq!(mm.stat.get(VmEvent::WorkingsetRestoreFile), 1);
+    assert_eq!(mm.stat.get(VmEvent::WorkingsetActivateFile), 1);
+    assert_eq!(mm.stat.get(VmEvent::WorkingsetRefaultFile), 1);
+}

@@ -1,0 +1,91 @@
+//! Whole runs: determinism, page conservation, and the seed directions of issue #2.
+
+use engine::{Access, Config, Program, RunReport, SimBuilder, Step};
+use proptest::prelude::*;
+use workload::WorkloadSpec;
+
+fn run(profile: &str, settings: &[(&str, &str)], workloads: &[&str], seed: u64) -> RunReport {
+    let mut c = Config::for_profile(profile).unwrap();
+    for (k, v) in settings {
+        c.set(k, v).unwrap();
+    }
+    let mut b = SimBuilder::new(c).unwrap();
+    for (i, w) in workloads.iter().enumerate() {
+        workload::add_workload(&mut b, &WorkloadSpec::parse(w).unwrap(), seed, i as u64).unwrap();
+    }
+    b.build().run(&mut |_| {}).unwrap()
+}
+
+#[test]
+fn same_inputs_same_report() {
+    let s = [("memory", "16M"), ("swap", "ssd:64M")];
+    let w = ["ebizzy:size=1.5x,ops=200000,threads=2", "fileloop:size=0.5x,pattern=zipf,ops=100000"];
+    assert_eq!(run("v6.2", &s, &w, 7), run("v6.2", &s, &w, 7));
+    assert_ne!(run("v6.2", &s, &w, 7).vmstat, run("v6.2", &s, &w, 8).vmstat);
+}
+
+/// Seed 004, hot/cold scenario at the seed's proportions: fewer swap-ins with
+/// anon workingset protection and detection (seed: -21%).
+#[test]
+fn r2_hotcold_v5_9_swaps_in_less_than_v5_7() {
+    let s = [("memory", "64M"), ("swap", "ssd:256M")];
+    let old = run("v5.7", &s, &["hotcold"], 1).get("pswpin").unwrap();
+    let new = run("v5.9", &s, &["hotcold"], 1).get("pswpin").unwrap();
+    assert!(new < old, "pswpin v5.9 {new} >= v5.7 {old}");
+}
+
+/// Seed 004, ebizzy at alpha 1.3: fewer pswpin with v5.9 (seed: -7% single
+/// thread). The model's margin here is small (under 1%); see issue #2's note.
+#[test]
+fn r2_ebizzy_alpha_1_3_v5_9_swaps_in_less_than_v5_7() {
+    let s = [("memory", "64M"), ("swap", "ssd:256M")];
+    let w = ["ebizzy:alpha=1.3,size=1.5x,ops=2000000"];
+    let old = run("v5.7", &s, &w, 1).get("pswpin").unwrap();
+    let new = run("v5.9", &s, &w, 1).get("pswpin").unwrap();
+    assert!(new < old, "pswpin v5.9 {new} >= v5.7 {old}");
+}
+
+/// A scripted thread for property tests.
+struct Script(std::vec::IntoIter<Access>);
+
+impl Program for Script {
+    fn next(&mut self) -> Step {
+        self.0.next().map_or(Step::Done, Step::Access)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Free + on LRU lists (+ isolated, always 0 between reclaim calls) = total,
+    /// and every list invariant holds, after random access sequences on random
+    /// small machines under every profile.
+    #[test]
+    fn page_accounting_is_conserved(
+        profile in prop::sample::select(engine::profile::PROFILES.iter().map(|p| p.name).collect::<Vec<_>>()),
+        swap in prop::sample::select(vec!["ssd:8M", "zram:8M", "hdd:8M"]),
+        ops in prop::collection::vec((0u8..3, 0u32..3000, any::<bool>()), 1..6000),
+    ) {
+        let mut c = Config::for_profile(profile).unwrap();
+        c.set("memory", "4M").unwrap();
+        c.set("swap", swap).unwrap();
+        let mut b = SimBuilder::new(c).unwrap();
+        let anon = b.add_anon_region(3000);
+        let file = b.add_file(3000);
+        let mapped = b.map_file(file, 0, 3000, true);
+        let accesses: Vec<Access> = ops.into_iter().map(|(kind, page, write)| match kind {
+            0 => Access::Mem { region: anon, page, write },
+            1 => Access::FileRead { file, page },
+            _ => Access::Mem { region: mapped, page, write },
+        }).collect();
+        b.add_thread("script", Box::new(Script(accesses.into_iter())));
+        let mut sim = b.build();
+        sim.check_invariants();
+        let r = {
+            let report = sim.run(&mut |_| {}).unwrap();
+            report
+        };
+        let lists: u64 = ["nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file"].iter().map(|n| r.get(n).unwrap()).sum();
+        prop_assert_eq!(lists + r.get("nr_free_pages").unwrap(), 1024);
+    }
+}
