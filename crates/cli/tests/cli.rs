@@ -1,0 +1,77 @@
+//! The command-line contract of issue #2: output, JSON, exit codes.
+
+use std::process::Command;
+
+fn reclaimsim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).output().unwrap()
+}
+
+fn run_json(path: &std::path::Path) -> serde_json::Value {
+    let out = reclaimsim(&[
+        "run", "-q", "--workload", "ebizzy:size=1.2x,ops=100000", "--workload", "fileloop:size=0.3x,passes=2",
+        "--set", "memory=8M", "--set", "swap=ssd:32M", "--seed", "3", "--json", path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    // The only wall-clock field: everything else must be bit-identical.
+    v["sim"].as_object_mut().unwrap().remove("wall_seconds").expect("sim.wall_seconds present");
+    v
+}
+
+#[test]
+fn json_document_is_complete_and_deterministic() {
+    let dir = std::env::temp_dir().join(format!("reclaimsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = run_json(&dir.join("a.json"));
+    let b = run_json(&dir.join("b.json"));
+    assert_eq!(a, b);
+    assert_eq!(a["config"]["settings"]["memory"], "8M");
+    assert_eq!(a["config"]["seed"], 3);
+    assert!(a["config"]["workloads"][0].as_str().unwrap().starts_with("ebizzy:size=1.2x,alpha=0.7"));
+    assert!(a["vmstat"]["pswpout"].as_u64().unwrap() > 0);
+    assert!(a["vmstat"]["workingset_refault_file"].is_u64());
+    assert_eq!(a["threads"].as_array().unwrap().len(), 2);
+    assert!(a["threads"][0]["latency_ns"]["p99"].is_u64());
+    assert!(a["sim"]["events"].as_u64().unwrap() > 0);
+    assert!(!dir.join("a.json.tmp").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_message() {
+    for (args, msg) in [
+        (vec!["run", "-w", "hotcold", "--set", "vm.swappiness=300"], "bad value `300` for `vm.swappiness`: expected an integer in 0..=200"),
+        (vec!["run", "-w", "hotcold", "--set", "bogus=1"], "unknown setting `bogus`"),
+        (vec!["run", "-w", "nosuch"], "unknown workload `nosuch`; valid workloads: anon, ebizzy, fileloop, hotcold"),
+        (vec!["run", "-w", "ebizzy:alpah=1"], "workload `ebizzy` has no parameter `alpah`; valid parameters: size, alpha, threads, ops, start_ms"),
+        (vec!["run", "-w", "ebizzy:size=huge"], "bad value `huge` for `size`"),
+        (vec!["run", "-w", "hotcold", "--profile", "v9"], "one of: v5.7, v5.8, v5.9-prot, v5.9, v6.2"),
+        (vec!["run", "-w", "hotcold", "--set", "memory=100K"], "too small"),
+    ] {
+        let out = reclaimsim(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn out_of_memory_is_an_error_not_a_hang() {
+    let out = reclaimsim(&["run", "-q", "-w", "anon:size=2x,pattern=idle", "--set", "memory=4M", "--set", "swap=none"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("out of memory"));
+}
+
+#[test]
+fn listings_name_profiles_workloads_and_settings() {
+    let p = String::from_utf8(reclaimsim(&["profiles"]).stdout).unwrap();
+    for name in ["v5.7", "v5.8", "v5.9", "v6.2", "lru_balance=rotation"] {
+        assert!(p.contains(name), "{name}");
+    }
+    let w = String::from_utf8(reclaimsim(&["workloads"]).stdout).unwrap();
+    for name in ["hotcold", "ebizzy", "fileloop", "anon"] {
+        assert!(w.contains(name), "{name}");
+    }
+    let s = String::from_utf8(reclaimsim(&["settings"]).stdout).unwrap();
+    assert!(s.contains("vm.watermark_scale_factor"));
+}
