@@ -382,7 +382,7 @@ mod tests {
         assert_eq!(e.to_string(), "bad value `201` for `vm.swappiness`: expected an integer in 0..=200");
         let e = c.set("swap", "floppy:1G").unwrap_err();
         assert!(e.to_string().contains("expected a device kind: hdd, ssd, nvme, zram, pmem"), "{e}");
-        c.set("memory", "1M").unwrap();
+        c.set("memory", "128K").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("too small"));
     }
 }

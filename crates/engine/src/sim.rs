@@ -588,27 +588,26 @@ impl Machine {
                 self.kswapd.failures = 0;
                 self.stalled_attempts = 0;
             } else if self.mm.nr_free() == 0 || !watermark_ok(&self.mm, Watermark::Min) {
-                // S-EN3: throttle until something can change, then retry.
-                self.stalled_attempts += 1;
-                if self.stalled_attempts > OOM_STALL_LIMIT {
-                    return Err(Stall::Oom);
-                }
-                let wake = (now + stall + JIFFY_NS).min(self.queue.next_time().max(now + stall + 1));
-                return Err(Stall::Retry(wake));
+                return Err(self.throttle(now + stall));
             }
         }
         let pfn = match self.mm.frames.alloc(owner, index, flags) {
             Some(pfn) => pfn,
-            None => {
-                self.stalled_attempts += 1;
-                if self.stalled_attempts > OOM_STALL_LIMIT {
-                    return Err(Stall::Oom);
-                }
-                return Err(Stall::Retry((now + stall + JIFFY_NS).min(self.queue.next_time().max(now + stall + 1))));
-            }
+            None => return Err(self.throttle(now + stall)),
         };
         self.mm.stat.count(VmEvent::PgallocNormal, 1);
         Ok((pfn, stall))
+    }
+
+    /// S-EN3: an allocation that reclaim could not satisfy waits until something
+    /// can change (the next event, at most one jiffy), then retries; after
+    /// `OOM_STALL_LIMIT` such waits in a row without progress it fails.
+    fn throttle(&mut self, at: Nanos) -> Stall {
+        self.stalled_attempts += 1;
+        if self.stalled_attempts > OOM_STALL_LIMIT {
+            return Stall::Oom;
+        }
+        Stall::Retry((at + JIFFY_NS).min(self.queue.next_time().max(at + 1)))
     }
 
     /// CPU time for reclaim work.

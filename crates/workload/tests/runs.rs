@@ -79,12 +79,9 @@ proptest! {
             _ => Access::Mem { region: mapped, page, write },
         }).collect();
         b.add_thread("script", Box::new(Script(accesses.into_iter())));
-        let mut sim = b.build();
+        let sim = b.build();
         sim.check_invariants();
-        let r = {
-            let report = sim.run(&mut |_| {}).unwrap();
-            report
-        };
+        let r = sim.run(&mut |_| {}).unwrap();
         let lists: u64 = ["nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file"].iter().map(|n| r.get(n).unwrap()).sum();
         prop_assert_eq!(lists + r.get("nr_free_pages").unwrap(), 1024);
     }
