@@ -50,10 +50,12 @@ fn fmt_ns(ns: u64) -> String {
 
 /// `run`'s text output: counters, then a summary.
 pub fn print_report(r: &RunReport, wall_seconds: f64) {
-    for (name, v) in &r.vmstat {
-        println!("{name} {v}");
+    if !r.vmstat.is_empty() {
+        for (name, v) in &r.vmstat {
+            println!("{name} {v}");
+        }
+        println!();
     }
-    println!();
     println!("# simulated time     {:.3} s", r.virtual_ns as f64 / 1e9);
     println!(
         "# simulation speed   {} accesses in {:.2} s wall = {:.1} M accesses/s ({} events)",

@@ -159,11 +159,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     let p = prepare(&args.profile, &args.settings, &args.workloads, args.seed)?;
     let (config, workloads, seed) = (p.config.clone(), p.workloads.clone(), p.seed);
     let (report, wall) = execute(p, args.paranoid)?;
-    if !args.quiet {
-        crate::output::print_report(&report, wall);
-    } else {
-        crate::output::print_report(&RunReport { vmstat: Vec::new(), ..report.clone() }, wall);
-    }
+    let shown = if args.quiet { RunReport { vmstat: Vec::new(), ..report.clone() } } else { report.clone() };
+    crate::output::print_report(&shown, wall);
     if let Some(path) = &args.json {
         write_json_atomic(path, &result_json(&config, &workloads, seed, &report, wall))?;
     }
