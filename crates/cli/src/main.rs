@@ -3,6 +3,7 @@
 
 mod bench;
 mod output;
+mod reproduce;
 mod runner;
 
 use clap::{Parser, Subcommand};
@@ -26,6 +27,8 @@ enum Command {
     Workloads,
     /// List every `--set` key with its default value.
     Settings,
+    /// Run a seed document's experiment before and after its change and print its table beside ours.
+    Reproduce(reproduce::ReproduceArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
 }
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Bench(args) => bench::bench(args),
+        Command::Reproduce(args) => reproduce::reproduce(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

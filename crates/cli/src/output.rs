@@ -81,3 +81,11 @@ pub fn print_report(r: &RunReport, wall_seconds: f64) {
         );
     }
 }
+
+/// A status line on stderr, only when stderr is a terminal.
+pub fn status(msg: &str) {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        eprintln!("reclaimsim: {msg}");
+    }
+}

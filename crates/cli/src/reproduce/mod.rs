@@ -1,0 +1,170 @@
+//! `reclaimsim reproduce`: each seed document's headline table, run before and
+//! after its change, printed beside the figures the document reports.
+//!
+//! A reproduction is a list of [`Metric`]s measured under two or more
+//! [`Variant`]s (kernel profiles or flag sets). Each metric carries the seed's
+//! own figures and the direction the change is expected to move it; the table
+//! says for every metric whether our run agrees.
+
+mod table;
+
+use crate::runner;
+use anyhow::Result;
+use engine::RunReport;
+pub use table::{print_reproduction, reproduction_json};
+
+/// One configuration of a reproduction (the "before" or "after" kernel, or a point of a sweep).
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Column heading, e.g. `v5.7` or `vma-ra`.
+    pub label: String,
+    /// Kernel profile.
+    pub profile: String,
+    /// `--set` assignments on top of the profile.
+    pub settings: Vec<String>,
+    /// Workload specifications.
+    pub workloads: Vec<String>,
+}
+
+/// Which way the change should move a metric, from the first variant to the last.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Expect {
+    /// The value should fall.
+    Lower,
+    /// The value should rise.
+    Higher,
+    /// The value should stay within the given relative tolerance (e.g. 0.1 = ±10%).
+    Same(f64),
+}
+
+/// One row of the table: the seed's figures per variant and ours.
+#[derive(Debug, Clone)]
+pub struct Metric {
+    /// Row name, using the kernel's or mmtests' names (`pswpin`, `ra_hit%`, `ops/s`).
+    pub name: String,
+    /// The seed's figures per variant (`None` where the document gives none).
+    pub seed: Vec<Option<f64>>,
+    /// Our figures per variant.
+    pub ours: Vec<f64>,
+    /// Expected direction from the first to the last variant.
+    pub expect: Expect,
+}
+
+impl Metric {
+    /// Relative change from the first to the last value, or `None` when the first is zero.
+    pub fn change(values: &[f64]) -> Option<f64> {
+        let (first, last) = (*values.first()?, *values.last()?);
+        (first != 0.0).then(|| (last - first) / first.abs())
+    }
+
+    /// Whether our figures move the expected way.
+    pub fn agrees(&self) -> bool {
+        let (first, last) = match (self.ours.first(), self.ours.last()) {
+            (Some(f), Some(l)) => (*f, *l),
+            _ => return false,
+        };
+        match self.expect {
+            Expect::Lower => last < first,
+            Expect::Higher => last > first,
+            Expect::Same(tol) => (last - first).abs() <= tol * first.abs().max(1.0),
+        }
+    }
+}
+
+/// A finished reproduction: one or more tables.
+#[derive(Debug, Clone)]
+pub struct Reproduction {
+    /// Seed name, e.g. `seed-004`.
+    pub name: &'static str,
+    /// Tables in the order the document gives them.
+    pub tables: Vec<Table>,
+}
+
+/// One table: variants as columns, metrics as rows.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// What the table shows and at what scale.
+    pub title: String,
+    /// Column headings.
+    pub variants: Vec<String>,
+    /// Rows.
+    pub metrics: Vec<Metric>,
+    /// Remarks printed under the table (scale-down, what differs from the seed's setup).
+    pub notes: Vec<String>,
+}
+
+/// Options common to every reproduction.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReproduceArgs {
+    /// Seed to reproduce (`seed-000` ... `seed-004`), or `all`.
+    pub seed: String,
+    /// Random seed of the workloads.
+    #[arg(long, default_value_t = 1)]
+    pub rng_seed: u64,
+    /// Smaller runs for a quick look (and for the test suite); directions still hold.
+    #[arg(long)]
+    pub quick: bool,
+    /// Write the tables as JSON to this file.
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<std::path::PathBuf>,
+}
+
+/// A reproduction by name.
+pub struct Entry {
+    /// `seed-NNN`.
+    pub name: &'static str,
+    /// One line: what the document claims.
+    pub about: &'static str,
+    /// Runs it.
+    pub run: fn(&ReproduceArgs) -> Result<Reproduction>,
+}
+
+/// Every reproduction.
+pub const ENTRIES: &[Entry] = &[];
+
+/// Runs one variant and returns its report.
+pub fn run_variant(v: &Variant, rng_seed: u64) -> Result<RunReport> {
+    let p = runner::prepare(&v.profile, &v.settings, &v.workloads, rng_seed)?;
+    let (report, _) = runner::execute(p, false)?;
+    Ok(report)
+}
+
+/// Runs every variant in order with a progress line on stderr.
+pub fn run_variants(variants: &[Variant], rng_seed: u64) -> Result<Vec<RunReport>> {
+    let mut out = Vec::with_capacity(variants.len());
+    for (i, v) in variants.iter().enumerate() {
+        crate::output::status(&format!("[{}/{}] {} ({})", i + 1, variants.len(), v.label, v.workloads.join(" ")));
+        out.push(run_variant(v, rng_seed)?);
+    }
+    Ok(out)
+}
+
+/// A vmstat counter of each report, as floats.
+pub fn counter(reports: &[RunReport], name: &str) -> Vec<f64> {
+    reports.iter().map(|r| r.get(name).unwrap_or(0) as f64).collect()
+}
+
+/// `reclaimsim reproduce`.
+pub fn reproduce(args: ReproduceArgs) -> Result<()> {
+    let chosen: Vec<&Entry> = if args.seed == "all" {
+        ENTRIES.iter().collect()
+    } else {
+        match ENTRIES.iter().find(|e| e.name == args.seed) {
+            Some(e) => vec![e],
+            None => {
+                let names: Vec<&str> = ENTRIES.iter().map(|e| e.name).collect();
+                return Err(runner::UsageError(format!("unknown seed `{}`; expected one of: all, {}", args.seed, names.join(", "))).into());
+            }
+        }
+    };
+    let mut all = Vec::new();
+    for e in chosen {
+        let r = (e.run)(&args)?;
+        print_reproduction(&r);
+        all.push(r);
+    }
+    if let Some(path) = &args.json {
+        runner::write_json_atomic(path, &serde_json::Value::Array(all.iter().map(reproduction_json).collect()))?;
+    }
+    Ok(())
+}
