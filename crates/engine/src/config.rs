@@ -291,6 +291,8 @@ pub const SETTINGS: &[Setting] = &[
     flag!("cache_challenges_anon", cache_challenges_anon, "v5.8: file refaults are compared with active file + anon, not active file alone"),
     flag!("anon_start_inactive", anon_start_inactive, "v5.9 (seed 004): new and swapped-in anon pages start inactive; anon needs two looks to activate"),
     flag!("anon_ratio_1to1", anon_ratio_1to1, "v5.9 patch 1/6 (seed 004, temporary): anon active:inactive target 1:1"),
+    flag!("file_ratio_1to1", file_ratio_1to1, "before 2016's 'reduce size of inactive file list': file active:inactive target 1:1"),
+    flag!("refaults_deactivate", refaults_deactivate, "v4.20+: file workingset activations force deactivation and end cache trim mode"),
     flag!("anon_workingset", anon_workingset, "v5.9 (seed 004): shadow entries in swap cache, refault detection for anon"),
     cpu!("cpu.access_ns", access_ns, "CPU time of one resident access (ns)"),
     cpu!("cpu.fault_ns", fault_ns, "CPU time of a page fault without IO (ns)"),

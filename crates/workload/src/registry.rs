@@ -1,6 +1,6 @@
 //! The table of built-in workloads, their parameters and how each is built.
 
-use crate::phases::{Phase, PhaseProgram, Target};
+use crate::phases::{MixPart, Phase, PhaseProgram, Target};
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
 use crate::spec::{SpecError, WorkloadSpec};
@@ -90,6 +90,21 @@ pub const WORKLOADS: &[Workload] = &[
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: build_hotcold,
+    },
+    Workload {
+        name: "pgbench",
+        summary: "seed 000: database clients hitting hot shared buffers (anon) and a file database larger than the cache, beside idle anon memory",
+        params: &[
+            p("db", "0.8x", "database file read through file descriptors (seed: 5.6G of 7G)"),
+            p("buffers", "0.143x", "shared buffers, anonymous, accessed by every client (seed: 1G)"),
+            p("idle", "0.15x", "anonymous memory of idle processes, touched once (seed: a little over 1G)"),
+            p("clients", "8", "client threads"),
+            p("ops", "1000000", "page accesses per client"),
+            p("db_share", "0.25", "share of a client's accesses that go to the database file"),
+            p("alpha", "0.0", "zipf exponent of database pages (0 = uniform, TPC-B's accounts table)"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_pgbench,
     },
 ];
 
@@ -271,6 +286,33 @@ fn build_hotcold(c: &mut Ctx) -> Result<(), SpecError> {
             ph.push(sweep(tc, start, step, 1, false));
             ph.push(sweep(t2, 0, hot2, 1, false));
         }
+        ph
+    })
+}
+
+fn build_pgbench(c: &mut Ctx) -> Result<(), SpecError> {
+    let db = c.pages("db")?;
+    let buffers = c.pages("buffers")?;
+    let idle = c.pages("idle")?;
+    let clients = c.int("clients", 1, 1024)?;
+    let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let db_share = c.float("db_share", 0.0, 1.0)?;
+    let alpha = c.float("alpha", 0.0, 10.0)?;
+    let db_sampler = Rc::new(if alpha == 0.0 { Sampler::Uniform(db) } else { Sampler::zipf(db, alpha, &mut c.rng(999)) });
+    let (ri, rb) = (c.builder.add_anon_region(idle), c.builder.add_anon_region(buffers));
+    let file = c.builder.add_file(db);
+    let (ti, tb, tf) = (Target::Mem(ri), Target::Mem(rb), Target::File(file));
+    let parts = MixPart::weighted(vec![
+        (tb, Rc::new(Sampler::Uniform(buffers)), 1.0 - db_share, true),
+        (tf, db_sampler, db_share, false),
+    ]);
+    c.spawn(clients, |i| {
+        // SIM-CHOICE: the idle processes' memory is written once by client 0
+        // before the run, and the shared buffers are filled by the clients in
+        // shares, like postgres's startup touching its buffer pool.
+        let mut ph = if i == 0 { vec![sweep(ti, 0, idle, 1, true)] } else { Vec::new() };
+        ph.extend(fill_share(tb, buffers, clients, i));
+        ph.push(Phase::Mix { parts: parts.clone(), ops });
         ph
     })
 }
