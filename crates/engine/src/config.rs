@@ -101,6 +101,10 @@ pub struct Config {
     pub cpu: CpuCosts,
     /// Stop after this much virtual time (0 = run until every thread is done).
     pub time_limit_ns: u64,
+    /// `vm.page-cluster`: log2 of the largest swap readahead window.
+    pub page_cluster: u32,
+    /// `/sys/kernel/mm/swap/vma_ra_enabled`: VMA-based swap readahead (v4.14+).
+    pub vma_ra_enabled: bool,
 }
 
 impl Default for Config {
@@ -117,6 +121,8 @@ impl Default for Config {
             reclaim: ReclaimConfig::default(),
             cpu: CpuCosts::default(),
             time_limit_ns: 0,
+            page_cluster: 3,
+            vma_ra_enabled: true,
         }
     }
 }
@@ -245,6 +251,24 @@ pub const SETTINGS: &[Setting] = &[
         get: |c| c.reclaim.swappiness.to_string(),
         set: |c, v| {
             c.reclaim.swappiness = parse_u64(v, 0, 200)? as u32;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vm.page-cluster",
+        help: "log2 of the largest swap readahead window, 0..31 (kernel default 3: 8 pages; 0 disables)",
+        get: |c| c.page_cluster.to_string(),
+        set: |c, v| {
+            c.page_cluster = parse_u64(v, 0, 31)? as u32;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vma_ra_enabled",
+        help: "/sys/kernel/mm/swap/vma_ra_enabled: VMA-based swap readahead (seed 001, v4.14); rotational swap uses cluster readahead regardless",
+        get: |c| (c.vma_ra_enabled as u8).to_string(),
+        set: |c, v| {
+            c.vma_ra_enabled = parse_bool(v)?;
             Ok(())
         },
     },
