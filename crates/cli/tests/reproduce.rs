@@ -59,3 +59,14 @@ fn unknown_seed_is_a_usage_error_listing_the_seeds() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown seed `seed-999`") && err.contains("seed-000"), "{err}");
 }
+
+#[test]
+fn seed_001_vma_readahead_hits_more_and_runs_faster() {
+    let v = reproduce("seed-001");
+    for name in ["ra_hit%", "throughput KB/s", "latency.average us"] {
+        let (ours, verdict) = row(&v, 0, name);
+        assert_eq!(verdict, "agrees", "{name}: {ours:?}");
+    }
+    let (hit, _) = row(&v, 0, "ra_hit%");
+    assert!(hit[0] < 80.0 && hit[1] > 95.0, "seed: 52.7% -> 99.98%; ours {hit:?}");
+}

@@ -3,6 +3,7 @@
 //! resolved into the objects the engine uses.
 
 use crate::device::DeviceKind;
+use crate::swap_ra::RaMode;
 use reclaim::{Balance, ReclaimConfig};
 use std::fmt;
 
@@ -105,6 +106,8 @@ pub struct Config {
     pub page_cluster: u32,
     /// `/sys/kernel/mm/swap/vma_ra_enabled`: VMA-based swap readahead (v4.14+).
     pub vma_ra_enabled: bool,
+    /// `swap_ra`: force a readahead policy regardless of the kernel's rule (an experiment knob).
+    pub swap_ra: Option<RaMode>,
 }
 
 impl Default for Config {
@@ -123,6 +126,7 @@ impl Default for Config {
             time_limit_ns: 0,
             page_cluster: 3,
             vma_ra_enabled: true,
+            swap_ra: None,
         }
     }
 }
@@ -269,6 +273,24 @@ pub const SETTINGS: &[Setting] = &[
         get: |c| (c.vma_ra_enabled as u8).to_string(),
         set: |c, v| {
             c.vma_ra_enabled = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "swap_ra",
+        help: "swap readahead policy: kernel (the kernel's rule: vma_ra_enabled and not rotational), cluster, or vma (forced, e.g. VMA on an HDD)",
+        get: |c| match c.swap_ra {
+            None => "kernel".into(),
+            Some(RaMode::Cluster) => "cluster".into(),
+            Some(RaMode::Vma) => "vma".into(),
+        },
+        set: |c, v| {
+            c.swap_ra = match v {
+                "kernel" => None,
+                "cluster" => Some(RaMode::Cluster),
+                "vma" => Some(RaMode::Vma),
+                _ => return Err("kernel, cluster or vma".into()),
+            };
             Ok(())
         },
     },

@@ -17,7 +17,7 @@
 use crate::config::{Config, ConfigError};
 use crate::device::Device;
 use crate::program::{Access, Program, Step};
-use crate::report::{RunReport, ThreadReport};
+use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
 use crate::swap_ra::{RaMode, SwapReadahead};
 use crate::{Nanos, JIFFY_NS};
 use hdrhistogram::Histogram;
@@ -129,6 +129,8 @@ struct Machine {
     events: u64,
     /// Consecutive throttled allocation attempts without any progress.
     stalled_attempts: u32,
+    /// Reclaim writes submitted and not yet completed.
+    writes_in_flight: u64,
 }
 
 struct Thread {
@@ -192,7 +194,7 @@ impl SimBuilder {
                 kswapd: Kswapd::default(),
                 kswapd_state: KswapdState::Asleep,
                 kswapd_gen: 0,
-                ra: SwapReadahead::new(cfg.page_cluster, cfg.vma_ra_enabled, swap_dev.rotational()),
+                ra: SwapReadahead::new(cfg.page_cluster, cfg.vma_ra_enabled, swap_dev.rotational(), cfg.swap_ra),
                 swap_dev,
                 fs_dev: cfg.fs_kind.preset(),
                 cfg,
@@ -202,6 +204,7 @@ impl SimBuilder {
                 direct_reclaim_ns: 0,
                 events: 0,
                 stalled_attempts: 0,
+                writes_in_flight: 0,
             },
             threads: Vec::new(),
         })
@@ -376,7 +379,7 @@ impl Sim {
                     ops: t.fast_ops + t.slow_ops,
                     end_ns: if t.done { t.clock } else { end },
                     reclaim_stall_ns: t.reclaim_stall_ns,
-                    latency_ns: [(50.0, q(0.5)), (90.0, q(0.9)), (99.0, q(0.99)), (99.9, q(0.999)), (100.0, t.hist.max())],
+                    latency_ns: LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { t.hist.max() } else { q(p / 100.0) })),
                     latency_mean_ns: t.hist.mean(),
                 }
             })
@@ -668,7 +671,10 @@ impl Machine {
     /// can change (the next event, at most one jiffy), then retries; after
     /// `OOM_STALL_LIMIT` such waits in a row without progress it fails.
     fn throttle(&mut self, at: Nanos) -> Stall {
-        self.stalled_attempts += 1;
+        // Writes in flight will free pages: waiting for them is not a failure.
+        if self.writes_in_flight == 0 {
+            self.stalled_attempts += 1;
+        }
         if self.stalled_attempts > OOM_STALL_LIMIT {
             return Stall::Oom;
         }
@@ -692,6 +698,7 @@ impl Machine {
             for &(_, pfn) in run {
                 self.queue.push(done, Event::WritebackDone(pfn));
             }
+            self.writes_in_flight += run.len() as u64;
         }
     }
 
@@ -700,6 +707,7 @@ impl Machine {
         let f = &mut self.mm.frames[pfn];
         debug_assert!(f.flags.has(PageFlags::WRITEBACK), "writeback end on pfn {pfn} not under writeback");
         f.flags.clear(PageFlags::WRITEBACK);
+        self.writes_in_flight -= 1;
         if f.flags.test_clear(PageFlags::RECLAIM) {
             self.policy.rotate_reclaimable(&mut self.mm, pfn);
         }

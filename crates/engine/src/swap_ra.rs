@@ -79,9 +79,11 @@ pub struct SwapReadahead {
 }
 
 impl SwapReadahead {
-    /// Readahead with `page_cluster`; VMA mode iff `vma_ra_enabled` and the swap device is not rotational.
-    pub fn new(page_cluster: u32, vma_ra_enabled: bool, rotational: bool) -> SwapReadahead {
-        let mode = if vma_ra_enabled && !rotational { RaMode::Vma } else { RaMode::Cluster };
+    /// Readahead with `page_cluster`; VMA mode iff `vma_ra_enabled` and the swap
+    /// device is not rotational, unless `forced`.
+    pub fn new(page_cluster: u32, vma_ra_enabled: bool, rotational: bool, forced: Option<RaMode>) -> SwapReadahead {
+        let kernel = if vma_ra_enabled && !rotational { RaMode::Vma } else { RaMode::Cluster };
+        let mode = forced.unwrap_or(kernel);
         SwapReadahead { page_cluster, mode, hits: 4, prev_offset: 0, last_pages: 0, vma: Vec::new() }
     }
 
@@ -190,7 +192,7 @@ mod tests {
 
     #[test]
     fn cluster_window_aligned_block_skips_header() {
-        let mut ra = SwapReadahead::new(3, false, false);
+        let mut ra = SwapReadahead::new(3, false, false, None);
         // Initial hits 4: 6 -> 8 pages, block of 8 around slot 5 (header excluded).
         assert_eq!(ra.cluster_window(5, 100), 1..=7);
         // Hits now 0 and prev_offset untouched (0): slot 20 is not adjacent -> 1 page,
@@ -203,13 +205,13 @@ mod tests {
         ra.on_cache_hit(0, 0, true);
         assert_eq!(ra.cluster_window(97, 99), 96..=98);
         // page-cluster 0: target only.
-        let mut ra = SwapReadahead::new(0, false, false);
+        let mut ra = SwapReadahead::new(0, false, false, None);
         assert_eq!(ra.cluster_window(42, 100), 42..=42);
     }
 
     #[test]
     fn vma_window_placement_and_clipping() {
-        let mut ra = SwapReadahead::new(3, true, false);
+        let mut ra = SwapReadahead::new(3, true, false, None);
         assert_eq!(ra.mode, RaMode::Vma);
         // First fault: 4 hits -> 8 pages, centred: left = 100 - 3.
         assert_eq!(ra.vma_window(0, 100, 1000), 97..105);
@@ -220,17 +222,18 @@ mod tests {
         // Backward: previous fault one page above; no hits -> 2 pages ending at the address.
         assert_eq!(ra.vma_window(0, 105, 1000), 104..106);
         // Clipped to the PMD (512 pages) and to the region.
-        let mut ra = SwapReadahead::new(3, true, false);
+        let mut ra = SwapReadahead::new(3, true, false, None);
         assert_eq!(ra.vma_window(1, 513, 2000), 512..518);
-        let mut ra = SwapReadahead::new(3, true, false);
+        let mut ra = SwapReadahead::new(3, true, false, None);
         assert_eq!(ra.vma_window(2, 8, 10), 5..10);
         // Rotational swap: cluster readahead whatever the knob says.
-        assert_eq!(SwapReadahead::new(3, true, true).mode, RaMode::Cluster);
+        assert_eq!(SwapReadahead::new(3, true, true, None).mode, RaMode::Cluster);
+        assert_eq!(SwapReadahead::new(3, false, true, Some(RaMode::Vma)).mode, RaMode::Vma);
     }
 
     #[test]
     fn vma_hits_saturate_and_follow_the_address() {
-        let mut ra = SwapReadahead::new(3, true, false);
+        let mut ra = SwapReadahead::new(3, true, false, None);
         for i in 0..100 {
             ra.on_cache_hit(0, i, true);
         }

@@ -43,6 +43,8 @@ pub enum Phase {
         ops: u64,
         /// Stores rather than loads.
         write: bool,
+        /// Computation before each access, ns (0 = back to back).
+        think_ns: u64,
     },
     /// `ops` accesses, each to a part chosen by weight, then a page by its sampler.
     Mix {
@@ -90,13 +92,15 @@ pub struct PhaseProgram {
     current: usize,
     /// Position within the current phase (accesses done).
     pos: u64,
+    /// The think time before the next access has been taken.
+    thought: bool,
     rng: SimRng,
 }
 
 impl PhaseProgram {
     /// A program running `phases` with random stream `rng`.
     pub fn new(phases: Vec<Phase>, rng: SimRng) -> PhaseProgram {
-        PhaseProgram { phases, current: 0, pos: 0, rng }
+        PhaseProgram { phases, current: 0, pos: 0, thought: false, rng }
     }
 }
 
@@ -126,8 +130,13 @@ impl Program for PhaseProgram {
                         return Step::Access(access(target, page, write));
                     }
                 }
-                Phase::Random { target, sampler, ops, write } => {
+                Phase::Random { target, sampler, ops, write, think_ns } => {
                     if self.pos < *ops {
+                        if *think_ns > 0 && !self.thought {
+                            self.thought = true;
+                            return Step::Think(*think_ns);
+                        }
+                        self.thought = false;
                         self.pos += 1;
                         let page = sampler.sample(&mut self.rng);
                         return Step::Access(access(*target, page, *write));

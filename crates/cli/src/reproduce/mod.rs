@@ -7,6 +7,7 @@
 //! says for every metric whether our run agrees.
 
 mod seed000;
+mod seed001;
 mod seed004;
 mod table;
 
@@ -159,6 +160,7 @@ pub struct Entry {
 /// Every reproduction.
 pub const ENTRIES: &[Entry] = &[
     Entry { name: "seed-000", about: "refault-cost balancing: pgbench refaults -54%, tps +30% (v5.7 vs v5.8)", run: seed000::run },
+    Entry { name: "seed-001", about: "VMA swap readahead: ra_hit 52.7% -> 99.98%, throughput +19.9%, latency -37%", run: seed001::run },
     Entry { name: "seed-004", about: "anon workingset: hot/cold swap-ins -21%, ebizzy pswpin down (v5.7 vs v5.9)", run: seed004::run },
 ];
 
