@@ -55,6 +55,13 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
             println!("{name} {v}");
         }
         println!();
+        if !r.memcg.is_empty() {
+            println!("# memcg memory.stat");
+            for (name, v) in &r.memcg {
+                println!("{name} {v}");
+            }
+            println!();
+        }
     }
     println!("# simulated time     {:.3} s", r.virtual_ns as f64 / 1e9);
     println!(

@@ -84,6 +84,7 @@ pub fn prepare(profile: &str, settings: &[String], workloads: &[String], seed: u
 pub fn result_json(p_config: &Config, workloads: &[WorkloadSpec], seed: u64, r: &RunReport, wall_seconds: f64) -> Value {
     let settings: Map<String, Value> = p_config.resolved().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
     let vmstat: Map<String, Value> = r.vmstat.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+    let memcg: Map<String, Value> = r.memcg.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
     let threads: Vec<Value> = r
         .threads
         .iter()
@@ -109,6 +110,7 @@ pub fn result_json(p_config: &Config, workloads: &[WorkloadSpec], seed: u64, r: 
             "workloads": workloads.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
         },
         "vmstat": vmstat,
+        "memcg": if memcg.is_empty() { Value::Null } else { Value::Object(memcg) },
         "threads": threads,
         "reclaim": {
             "kswapd_cpu_ns": r.kswapd_cpu_ns,

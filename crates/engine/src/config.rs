@@ -108,6 +108,10 @@ pub struct Config {
     pub vma_ra_enabled: bool,
     /// `swap_ra`: force a readahead policy regardless of the kernel's rule (an experiment knob).
     pub swap_ra: Option<RaMode>,
+    /// `memcg.limit`: the workload's memory cgroup `memory.limit_in_bytes` (0 = no group).
+    pub memcg_limit_bytes: u64,
+    /// `memcg.swappiness`: the group's `memory.swappiness`.
+    pub memcg_swappiness: u32,
 }
 
 impl Default for Config {
@@ -127,6 +131,8 @@ impl Default for Config {
             page_cluster: 3,
             vma_ra_enabled: true,
             swap_ra: None,
+            memcg_limit_bytes: 0,
+            memcg_swappiness: 60,
         }
     }
 }
@@ -295,6 +301,24 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        key: "memcg.limit",
+        help: "memory cgroup (v1) holding the workload: memory.limit_in_bytes (size), or `none`; a charge over it reclaims in the faulting task",
+        get: |c| if c.memcg_limit_bytes == 0 { "none".into() } else { format_size(c.memcg_limit_bytes) },
+        set: |c, v| {
+            c.memcg_limit_bytes = if v == "none" { 0 } else { parse_size(v)? };
+            Ok(())
+        },
+    },
+    Setting {
+        key: "memcg.swappiness",
+        help: "the group's memory.swappiness, 0..200 (default 60); 0 = the group never swaps under its limit",
+        get: |c| c.memcg_swappiness.to_string(),
+        set: |c, v| {
+            c.memcg_swappiness = parse_u64(v, 0, 200)? as u32;
+            Ok(())
+        },
+    },
+    Setting {
         key: "vm.watermark_scale_factor",
         help: "watermark gap in 1/10000 of memory, 1..3000 (kernel default 10)",
         get: |c| c.watermark_scale_factor.to_string(),
@@ -384,6 +408,9 @@ impl Config {
         }
         if self.swap_bytes != 0 && self.swap_bytes < 2 * mm::PAGE_SIZE {
             return Err(ConfigError::Inconsistent("swap must be at least 8K (header page + one slot), or none".into()));
+        }
+        if self.memcg_limit_bytes != 0 && self.memcg_limit_bytes < 64 * mm::PAGE_SIZE {
+            return Err(ConfigError::Inconsistent(format!("memcg.limit {} is too small: at least 256K (64 pages), or none", format_size(self.memcg_limit_bytes))));
         }
         if self.fs_kind == DeviceKind::Zram {
             return Err(ConfigError::Inconsistent("fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into()));

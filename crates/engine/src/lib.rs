@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod device;
+pub mod memcg;
 pub mod profile;
 pub mod program;
 pub mod report;

@@ -38,6 +38,8 @@ impl ThreadReport {
 pub struct RunReport {
     /// `/proc/vmstat` counters and gauges, by name, in `/proc/vmstat` order.
     pub vmstat: Vec<(&'static str, u64)>,
+    /// The memory cgroup's `memory.stat` (cgroup v1 names and units), empty without `memcg.limit`.
+    pub memcg: Vec<(&'static str, u64)>,
     /// Per-thread results.
     pub threads: Vec<ThreadReport>,
     /// Virtual time at the end of the run.

@@ -30,6 +30,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
 
+mod memcg_charge;
+
 /// A run that could not complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -42,6 +44,14 @@ pub enum SimError {
         /// The thread that could not allocate.
         thread: String,
     },
+    /// The memory cgroup's limit reclaim made no progress `MAX_RECLAIM_RETRIES`
+    /// times in a row (the kernel's memcg OOM).
+    MemcgOutOfMemory {
+        /// Virtual time of the failure.
+        at_ns: Nanos,
+        /// The thread whose charge failed.
+        thread: String,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -51,6 +61,12 @@ impl fmt::Display for SimError {
                 f,
                 "out of memory at {:.3} s: thread {thread} could not allocate a page and reclaim made no progress; \
                  the workload needs more than memory + swap (raise `memory` or `swap`)",
+                *at_ns as f64 / 1e9
+            ),
+            SimError::MemcgOutOfMemory { at_ns, thread } => write!(
+                f,
+                "memory cgroup out of memory at {:.3} s: thread {thread} could not charge a page and limit reclaim made no progress; \
+                 the workload needs more than memcg.limit + swap (raise `memcg.limit` or `swap`, or memcg.swappiness > 0)",
                 *at_ns as f64 / 1e9
             ),
         }
@@ -109,6 +125,8 @@ enum Stall {
     /// Retry the access at this time.
     Retry(Nanos),
     Oom,
+    /// The memory cgroup is out of memory.
+    MemcgOom,
 }
 
 /// The simulated machine without its threads.
@@ -131,6 +149,8 @@ struct Machine {
     stalled_attempts: u32,
     /// Reclaim writes submitted and not yet completed.
     writes_in_flight: u64,
+    /// The memory cgroup holding the workload, if limited.
+    memcg: Option<crate::memcg::Memcg>,
 }
 
 struct Thread {
@@ -184,7 +204,13 @@ impl SimBuilder {
             )));
         }
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
-        let policy = (entry.build)(&cfg.reclaim);
+        // The group's swappiness governs every reclaim of its lruvec (S-MC1).
+        let memcg = (cfg.memcg_limit_bytes != 0).then(|| crate::memcg::Memcg::new(cfg.memcg_limit_bytes, cfg.memcg_swappiness));
+        let mut reclaim_cfg = cfg.reclaim.clone();
+        if let Some(m) = &memcg {
+            reclaim_cfg.swappiness = m.swappiness;
+        }
+        let policy = (entry.build)(&reclaim_cfg);
         let swap_dev = cfg.swap_kind.preset();
         let env = PageoutEnv { sync_swap: swap_dev.sync };
         Ok(SimBuilder {
@@ -205,6 +231,7 @@ impl SimBuilder {
                 events: 0,
                 stalled_attempts: 0,
                 writes_in_flight: 0,
+                memcg,
             },
             threads: Vec::new(),
         })
@@ -330,6 +357,7 @@ impl Sim {
                         th.pending = Some((access, started));
                     }
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
+                    Err(Stall::MemcgOom) => return Err(SimError::MemcgOutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
                 }
                 horizon = m.queue.next_time().min(limit);
             }
@@ -365,6 +393,7 @@ impl Sim {
             vmstat.push(("wmark_high", z.wmark(Watermark::High)));
         }
         vmstat.extend(mm.stat.iter());
+        let memcg = self.m.memcg_stat(&vmstat);
         let threads = self
             .threads
             .iter_mut()
@@ -386,6 +415,7 @@ impl Sim {
             .collect();
         RunReport {
             vmstat,
+            memcg,
             threads,
             virtual_ns: end,
             events: self.m.events,
@@ -406,6 +436,7 @@ impl Sim {
                     Ok(_) => break,
                     Err(Stall::Retry(_)) => self.drain_writeback(),
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: 0, thread: "access_now".into() }),
+                    Err(Stall::MemcgOom) => return Err(SimError::MemcgOutOfMemory { at_ns: 0, thread: "access_now".into() }),
                 }
             }
         }
@@ -643,6 +674,14 @@ impl Machine {
     /// The page allocator's order-0 path: fast path at the low watermark, kswapd
     /// wakeup, min watermark, then direct reclaim. Returns (frame, stall).
     fn alloc_page(&mut self, owner: Owner, index: u32, flags: u16, now: Nanos) -> Result<(Pfn, Nanos), Stall> {
+        // Simplification S-MC5: the group is charged before the frame is taken.
+        let memcg_stall = self.memcg_charge(now)?;
+        let (pfn, stall) = self.alloc_frame(owner, index, flags, now + memcg_stall)?;
+        Ok((pfn, memcg_stall + stall))
+    }
+
+    /// The page allocator proper: watermarks, kswapd, direct reclaim.
+    fn alloc_frame(&mut self, owner: Owner, index: u32, flags: u16, now: Nanos) -> Result<(Pfn, Nanos), Stall> {
         if !watermark_ok(&self.mm, Watermark::Low) {
             self.wake_kswapd(now);
         }

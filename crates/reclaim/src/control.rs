@@ -9,6 +9,16 @@ pub enum Reclaimer {
     Kswapd,
     /// An allocating task in direct reclaim.
     Direct,
+    /// A charging task reclaiming its memory cgroup down below its limit
+    /// (`cgroup_reclaim(sc)`): no `*_kswapd`/`*_direct` or `pgrefill` counts.
+    Memcg,
+}
+
+impl Reclaimer {
+    /// `cgroup_reclaim(sc)`: reclaim on behalf of a memory cgroup's limit.
+    pub fn is_cgroup(self) -> bool {
+        self == Reclaimer::Memcg
+    }
 }
 
 /// Work done by reclaim, counted so the engine can charge CPU time for it.

@@ -2,7 +2,7 @@
 //!
 //! Models `try_to_free_pages()` / `do_try_to_free_pages()`, mm/vmscan.c (v6.x).
 //! Simplifications: S-DR1: no `throttle_direct_reclaim` (pfmemalloc) wait and no
-//! compaction; S-DR2: the memcg and memory.low retries are absent (no memcg).
+//! compaction; S-DR2: the memory.low retry is absent (no protected groups).
 //! When a pass frees nothing, the engine throttles the task (NOPROGRESS) and
 //! retries the allocation.
 
@@ -15,13 +15,22 @@ use mm::{Mm, VmEvent};
 /// Runs direct reclaim for one allocation; returns the scan control with what it did.
 pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
+    do_try_to_free_pages(mm, policy, env, &mut sc);
+    sc
+}
+
+/// `do_try_to_free_pages()`: the priority loop shared by direct and memcg
+/// reclaim, with one retry that forces deactivation.
+pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, sc: &mut ScanControl) {
     // At most two rounds: the second with forced deactivation.
     for _ in 0..2 {
-        mm.stat.count(VmEvent::AllocstallNormal, 1);
+        if !sc.reclaimer.is_cgroup() {
+            mm.stat.count(VmEvent::AllocstallNormal, 1);
+        }
         sc.priority = DEF_PRIORITY;
         while sc.priority >= 0 {
             sc.nr_scanned = 0;
-            policy.shrink_node(mm, &mut sc, env);
+            policy.shrink_node(mm, sc, env);
             if sc.nr_reclaimed >= sc.nr_to_reclaim {
                 break;
             }
@@ -39,5 +48,4 @@ pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: Pageo
         sc.force_deactivate = true;
         sc.skipped_deactivate = false;
     }
-    sc
 }

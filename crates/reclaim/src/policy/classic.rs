@@ -277,7 +277,9 @@ impl Classic {
     fn shrink_active_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl) {
         let nr_scanned = self.isolate(mm, ty * 2 + 1, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
-        mm.stat.count(VmEvent::Pgrefill, nr_scanned);
+        if !sc.reclaimer.is_cgroup() {
+            mm.stat.count(VmEvent::Pgrefill, nr_scanned);
+        }
         self.note_scanned(ty, nr_taken, 0);
         let list = std::mem::take(&mut self.scratch);
         let (mut nr_referenced, mut nr_rotated, mut nr_deactivate) = (0, 0, 0);
@@ -318,13 +320,11 @@ impl Classic {
     fn shrink_inactive_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl, env: PageoutEnv) -> u64 {
         let nr_scanned = self.isolate(mm, ty * 2, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
-        mm.stat.count(
-            match sc.reclaimer {
-                Reclaimer::Kswapd => VmEvent::PgscanKswapd,
-                Reclaimer::Direct => VmEvent::PgscanDirect,
-            },
-            nr_scanned,
-        );
+        match sc.reclaimer {
+            Reclaimer::Kswapd => mm.stat.count(VmEvent::PgscanKswapd, nr_scanned),
+            Reclaimer::Direct => mm.stat.count(VmEvent::PgscanDirect, nr_scanned),
+            Reclaimer::Memcg => {}
+        }
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, nr_scanned);
         self.note_scanned(ty, nr_taken, 0);
         if nr_taken == 0 {
@@ -336,13 +336,11 @@ impl Classic {
         self.putback(mm, &list);
         list.clear();
         self.scratch = list;
-        mm.stat.count(
-            match sc.reclaimer {
-                Reclaimer::Kswapd => VmEvent::PgstealKswapd,
-                Reclaimer::Direct => VmEvent::PgstealDirect,
-            },
-            nr_reclaimed,
-        );
+        match sc.reclaimer {
+            Reclaimer::Kswapd => mm.stat.count(VmEvent::PgstealKswapd, nr_reclaimed),
+            Reclaimer::Direct => mm.stat.count(VmEvent::PgstealDirect, nr_reclaimed),
+            Reclaimer::Memcg => {}
+        }
         mm.stat.count(if ty == ANON { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr_reclaimed);
         match self.cfg.balance {
             Balance::Rotation => {
@@ -381,7 +379,8 @@ impl Classic {
         let file = self.len(IF) + self.len(AF);
         let free = mm.nr_free();
         let total_high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
-        let file_is_tiny = file + free <= total_high && !may_deactivate[ANON] && (self.len(IA) >> sc.priority) != 0;
+        // Only global reclaim checks for a tiny file LRU.
+        let file_is_tiny = !sc.reclaimer.is_cgroup() && file + free <= total_high && !may_deactivate[ANON] && (self.len(IA) >> sc.priority) != 0;
         self.pass = PassControl { anon_cost: self.anon_cost, file_cost: self.file_cost, may_deactivate, cache_trim_mode, file_is_tiny };
     }
 
@@ -389,6 +388,9 @@ impl Classic {
     pub fn get_scan_count(&mut self, mm: &Mm, sc: &ScanControl) -> ScanCount {
         let swappiness = self.cfg.swappiness as u64;
         let balance = if !sc.may_swap || mm.swap.nr_free() == 0 {
+            ScanBalance::File
+        } else if sc.reclaimer.is_cgroup() && swappiness == 0 {
+            // A group with swappiness 0 never swaps under its own limit.
             ScanBalance::File
         } else if sc.priority == 0 && swappiness != 0 {
             ScanBalance::Equal
@@ -453,6 +455,7 @@ impl Classic {
         let targets = self.get_scan_count(mm, sc).nr;
         let mut nr = targets;
         let nr_to_reclaim = sc.nr_to_reclaim;
+        // Neither kswapd nor memcg reclaim scans proportionally (`proportional_reclaim`).
         let proportional = sc.reclaimer == Reclaimer::Direct && sc.priority == DEF_PRIORITY;
         let mut reclaimed = 0;
         let mut scan_adjusted = false;

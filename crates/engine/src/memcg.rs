@@ -1,0 +1,165 @@
+//! One memory cgroup (cgroup v1 memory controller) with a limit: the page
+//! counter with its per-CPU charge stock, and the group's `memory.stat`.
+//!
+//! Models `try_charge_memcg()` / `consume_stock()` / `refill_stock()`,
+//! mm/memcontrol.c (v6.x), for order-0 charges. The reclaim a failed charge
+//! runs is `reclaim::memcg::try_to_free_mem_cgroup_pages`; the engine drives
+//! the retry loop ([`Memcg::charge`] says what to do next).
+//!
+//! Simplifications:
+//! - S-MC1: one group holds every workload page (its lruvec is the node's);
+//!   usage is the machine's allocated pages plus the charge stock.
+//! - S-MC2: one CPU's stock (the workload runs pinned to one CPU).
+//! - S-MC3: pages read by swap readahead are charged without a limit check.
+
+use mm::PAGE_SIZE;
+
+/// KERNEL: `MEMCG_CHARGE_BATCH`, pages charged to the counter at once and
+/// kept in the per-CPU stock.
+pub const MEMCG_CHARGE_BATCH: u64 = 64;
+
+/// What a charge attempt found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charge {
+    /// The page is charged.
+    Done,
+    /// The limit would be exceeded: reclaim, then try again.
+    OverLimit,
+}
+
+/// The group's limit, charge state and event counts.
+#[derive(Clone, Debug)]
+pub struct Memcg {
+    /// `memory.limit_in_bytes` in pages.
+    limit: u64,
+    /// `memory.swappiness`.
+    pub swappiness: u32,
+    /// Pages charged to the counter but not yet handed to a page (per-CPU stock).
+    stock: u64,
+    /// Charges (`pgpgin` of memory.stat: one per folio).
+    pub pgpgin: u64,
+    /// `memory.failcnt`: failed page-counter charges, batch attempts included.
+    pub failcnt: u64,
+    /// Limit reclaim invocations (`memory.events` max).
+    pub max_events: u64,
+}
+
+impl Memcg {
+    /// A group limited to `limit_bytes` with `swappiness`.
+    pub fn new(limit_bytes: u64, swappiness: u32) -> Memcg {
+        Memcg { limit: limit_bytes / PAGE_SIZE, swappiness, stock: 0, pgpgin: 0, failcnt: 0, max_events: 0 }
+    }
+
+    /// The limit in pages.
+    pub fn limit_pages(&self) -> u64 {
+        self.limit
+    }
+
+    /// Pages on the counter (`memory.usage_in_bytes` / 4096): `charged` pages
+    /// in use plus the stock.
+    pub fn usage(&self, charged: u64) -> u64 {
+        charged + self.stock
+    }
+
+    /// `try_charge_memcg()` for one page while `charged` pages are in use:
+    /// take it from the stock, else charge a batch (keeping the rest in the
+    /// stock), else charge the page alone, else report the limit hit.
+    pub fn charge(&mut self, charged: u64) -> Charge {
+        if self.stock >= 1 {
+            self.stock -= 1;
+            self.pgpgin += 1;
+            return Charge::Done;
+        }
+        let usage = self.usage(charged);
+        for batch in [MEMCG_CHARGE_BATCH, 1] {
+            if usage + batch <= self.limit {
+                self.stock += batch - 1;
+                self.pgpgin += 1;
+                return Charge::Done;
+            }
+            self.failcnt += 1;
+        }
+        self.max_events += 1;
+        Charge::OverLimit
+    }
+
+    /// `mem_cgroup_margin()`: pages that can still be charged.
+    pub fn margin(&self, charged: u64) -> u64 {
+        self.limit.saturating_sub(self.usage(charged))
+    }
+}
+
+/// The group's resident state at the end of a run, for `memory.stat`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemcgCensus {
+    /// Page-cache pages, swap cache included (`cache`).
+    pub cache: u64,
+    /// Mapped anonymous pages (`rss`).
+    pub rss: u64,
+    /// Swap-cache pages (`swapcached`).
+    pub swapcached: u64,
+    /// Dirty file pages (`dirty`).
+    pub dirty: u64,
+    /// Pages under writeback (`writeback`).
+    pub writeback: u64,
+    /// Used swap slots (`swap`).
+    pub swap: u64,
+}
+
+/// The `memory.stat` lines of cgroup v1, in the kernel's order: sizes in
+/// bytes, events in counts. `vm(name)` reads a machine counter; every
+/// workload page belongs to the group (S-MC1), so the group's event counts
+/// are the machine's.
+pub fn memory_stat(m: &Memcg, census: &MemcgCensus, lru: &reclaim::policy::LruSizes, charged: u64, vm: impl Fn(&str) -> u64) -> Vec<(&'static str, u64)> {
+    let b = |pages: u64| pages * PAGE_SIZE;
+    vec![
+        ("cache", b(census.cache)),
+        ("rss", b(census.rss)),
+        ("rss_huge", 0),
+        ("shmem", 0),
+        ("dirty", b(census.dirty)),
+        ("writeback", b(census.writeback)),
+        ("workingset_refault_anon", vm("workingset_refault_anon")),
+        ("workingset_refault_file", vm("workingset_refault_file")),
+        ("swap", b(census.swap)),
+        ("swapcached", b(census.swapcached)),
+        ("pgpgin", m.pgpgin),
+        ("pgpgout", m.pgpgin - charged),
+        ("pgfault", vm("pgfault")),
+        ("pgmajfault", vm("pgmajfault")),
+        ("inactive_anon", b(lru.inactive_anon)),
+        ("active_anon", b(lru.active_anon)),
+        ("inactive_file", b(lru.inactive_file)),
+        ("active_file", b(lru.active_file)),
+        ("unevictable", b(lru.unevictable)),
+        ("hierarchical_memory_limit", b(m.limit)),
+        ("failcnt", m.failcnt),
+        ("usage_in_bytes", b(m.usage(charged))),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_then_single_then_limit() {
+        // 100-page limit, 0 in use: a batch of 64 goes on the counter, one page is used.
+        let mut m = Memcg::new(100 * PAGE_SIZE, 60);
+        assert_eq!(m.charge(0), Charge::Done);
+        assert_eq!((m.usage(1), m.stock), (64, 63));
+        // The next 63 pages come from the stock.
+        for charged in 1..64 {
+            assert_eq!(m.charge(charged), Charge::Done);
+        }
+        assert_eq!((m.usage(64), m.stock, m.failcnt), (64, 0, 0));
+        // 64 + 64 > 100: the batch fails (failcnt 1), single pages succeed up to the limit.
+        for charged in 64..100 {
+            assert_eq!(m.charge(charged), Charge::Done);
+        }
+        assert_eq!((m.usage(100), m.failcnt), (100, 36));
+        assert_eq!(m.margin(100), 0);
+        assert_eq!(m.charge(100), Charge::OverLimit);
+        assert_eq!((m.failcnt, m.max_events, m.pgpgin), (38, 1, 100));
+    }
+}

@@ -1,0 +1,77 @@
+//! The engine's side of memory-cgroup limit reclaim: the charge retry loop of
+//! `try_charge_memcg()` around `try_to_free_mem_cgroup_pages()`, and the
+//! group's `memory.stat` census.
+
+use super::{Machine, Stall};
+use crate::memcg::{memory_stat, Charge, MemcgCensus};
+use crate::Nanos;
+use mm::PageFlags;
+use reclaim::MAX_RECLAIM_RETRIES;
+
+impl Machine {
+    /// Pages charged to the group (S-MC1: every allocated frame).
+    fn memcg_charged(&self) -> u64 {
+        (self.mm.frames.len() - self.mm.nr_free() as u32) as u64
+    }
+
+    /// Charges one new page to the group, reclaiming synchronously in the
+    /// faulting task while the charge would exceed the limit. Returns the
+    /// reclaim stall. After `MAX_RECLAIM_RETRIES` reclaim attempts without
+    /// progress the group is out of memory.
+    pub(super) fn memcg_charge(&mut self, now: Nanos) -> Result<Nanos, Stall> {
+        let mut stall = 0;
+        let mut retries = MAX_RECLAIM_RETRIES;
+        loop {
+            let charged = self.memcg_charged();
+            let Some(memcg) = self.memcg.as_mut() else { return Ok(0) };
+            if memcg.charge(charged) == Charge::Done {
+                return Ok(stall);
+            }
+            let sc = reclaim::memcg::try_to_free_mem_cgroup_pages(&mut self.mm, self.policy.as_mut(), self.env, 1, true);
+            let cost = self.work_cost(&sc.work);
+            stall += cost;
+            self.direct_reclaim_ns += cost;
+            self.submit_pageouts(&sc, now + stall);
+            let margin = self.memcg.as_ref().map_or(0, |m| m.margin(self.memcg_charged()));
+            if sc.nr_reclaimed > 0 || margin >= 1 {
+                self.stalled_attempts = 0;
+                continue;
+            }
+            // Simplification S-MC4: instead of the legacy group's wait on
+            // PG_reclaim writeback inside reclaim, a charge with writes in
+            // flight waits like a throttled allocation and retries.
+            if self.writes_in_flight > 0 {
+                return Err(self.throttle(now + stall));
+            }
+            if retries == 0 {
+                return Err(Stall::MemcgOom);
+            }
+            retries -= 1;
+        }
+    }
+
+    /// The group's `memory.stat`, or nothing without a group.
+    pub(super) fn memcg_stat(&self, vmstat: &[(&'static str, u64)]) -> Vec<(&'static str, u64)> {
+        let Some(memcg) = &self.memcg else { return Vec::new() };
+        let mut c = MemcgCensus { swap: (self.mm.swap.total() - self.mm.swap.nr_free()) as u64, ..Default::default() };
+        for (pfn, f) in self.mm.frames.as_slice().iter().enumerate() {
+            if !f.flags.has(PageFlags::LRU) {
+                continue;
+            }
+            let swapcache = f.flags.has(PageFlags::SWAPCACHE);
+            if f.is_anon() {
+                let region = f.owner.as_anon().expect("anon frame with an anon owner");
+                let mapped = self.mm.regions[region.0 as usize].ptes[f.index as usize].pfn() == Some(pfn as u32);
+                c.rss += mapped as u64;
+                c.cache += swapcache as u64;
+            } else {
+                c.cache += 1;
+                c.dirty += f.flags.has(PageFlags::DIRTY) as u64;
+            }
+            c.swapcached += swapcache as u64;
+            c.writeback += f.flags.has(PageFlags::WRITEBACK) as u64;
+        }
+        let vm = |name: &str| vmstat.iter().find(|(n, _)| *n == name).map_or(0, |&(_, v)| v);
+        memory_stat(memcg, &c, &self.policy.lru_sizes(), self.memcg_charged(), vm)
+    }
+}

@@ -1,0 +1,30 @@
+//! Memory-cgroup limit reclaim: a charging task frees pages of its own group.
+//!
+//! Models `try_to_free_mem_cgroup_pages()`, mm/vmscan.c (v6.x): a scan control
+//! with `nr_to_reclaim = max(nr_pages, SWAP_CLUSTER_MAX)`, `may_unmap`,
+//! `may_swap` from the caller, then the same priority loop as direct reclaim
+//! (`do_try_to_free_pages`) without the `allocstall` count. Counters: the scan
+//! and steal totals by type (`pgscan_anon/file`, `pgsteal_anon/file`) are
+//! counted; `pgscan/pgsteal_kswapd/direct` and `pgrefill` are not.
+//!
+//! Simplification S-MC1: the group holds every page of the machine, so its
+//! lruvec is the node's lruvec (no hierarchy walk, no `memory.low`).
+
+use crate::control::{Reclaimer, ScanControl};
+use crate::direct::do_try_to_free_pages;
+use crate::pageout::PageoutEnv;
+use crate::policy::ReclaimPolicy;
+use crate::SWAP_CLUSTER_MAX;
+use mm::Mm;
+
+/// Reclaims for a charge of `nr_pages` that would exceed the group's limit;
+/// returns the scan control with what it did (`nr_reclaimed`, pageouts, work).
+pub fn try_to_free_mem_cgroup_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, nr_pages: u64, may_swap: bool) -> ScanControl {
+    let mut sc = ScanControl::new(Reclaimer::Memcg, nr_pages.max(SWAP_CLUSTER_MAX));
+    // KERNEL: may_writepage = !laptop_mode; laptop mode is off.
+    sc.may_writepage = true;
+    sc.may_unmap = true;
+    sc.may_swap = may_swap;
+    do_try_to_free_pages(mm, policy, env, &mut sc);
+    sc
+}
