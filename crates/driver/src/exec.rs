@@ -1,0 +1,143 @@
+//! Real mode: performs a pattern's accesses on real memory and a real file.
+//!
+//! Everything the run needs (samplers, the mapping, the file descriptor, the
+//! read buffer) is set up first; then the process pins itself to a CPU, joins
+//! the memory cgroup, and runs the accesses, so that the group is charged for
+//! the pattern's pages only.
+
+use crate::pattern::{Op, Pattern, PAGE};
+use crate::trace::Digest;
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+
+/// Where and how to run.
+#[derive(Clone, Debug, Default)]
+pub struct RealOpts {
+    /// The file the pattern reads (at least `file_pages` pages long).
+    pub file: Option<PathBuf>,
+    /// A cgroup directory to join (its `cgroup.procs`) before the first access.
+    pub cgroup: Option<PathBuf>,
+    /// A CPU to pin to.
+    pub cpu: Option<usize>,
+}
+
+fn os_err(what: &str) -> io::Error {
+    let e = io::Error::last_os_error();
+    io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
+/// An anonymous private mapping without huge pages.
+struct Region {
+    base: *mut u8,
+    len: usize,
+}
+
+impl Region {
+    fn new(pages: u32) -> io::Result<Region> {
+        let len = pages as usize * PAGE as usize;
+        if len == 0 {
+            return Ok(Region { base: std::ptr::null_mut(), len });
+        }
+        // SAFETY: a fresh anonymous mapping; no existing memory is affected.
+        let base = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0) };
+        if base == libc::MAP_FAILED {
+            return Err(os_err("mmap of the anonymous region"));
+        }
+        // SAFETY: advice on the mapping just created.
+        if unsafe { libc::madvise(base, len, libc::MADV_NOHUGEPAGE) } != 0 {
+            return Err(os_err("madvise(MADV_NOHUGEPAGE)"));
+        }
+        Ok(Region { base: base as *mut u8, len })
+    }
+
+    #[inline]
+    fn touch(&self, page: u32, write: bool) -> u8 {
+        let off = page as usize * PAGE as usize;
+        assert!(off < self.len, "anon page {page} outside the region");
+        // SAFETY: `off` is inside the mapping (checked above); volatile so the access happens.
+        unsafe {
+            let p = self.base.add(off);
+            if write {
+                p.write_volatile((page as u8) | 1);
+                0
+            } else {
+                p.read_volatile()
+            }
+        }
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: unmaps exactly the mapping this value owns.
+            unsafe { libc::munmap(self.base as *mut libc::c_void, self.len) };
+        }
+    }
+}
+
+fn pin_to(cpu: usize) -> io::Result<()> {
+    // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET writes within it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(os_err(&format!("sched_setaffinity to CPU {cpu}")));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `p` for real; returns the digest of the accesses made and their count.
+pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<(Digest, u64)> {
+    let region = Region::new(p.anon_pages)?;
+    let file = match (&opts.file, p.file_pages) {
+        (_, 0) => None,
+        (None, _) => return Err(io::Error::new(io::ErrorKind::InvalidInput, "the pattern reads a file: give --file PATH")),
+        (Some(path), pages) => {
+            let f = File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            let len = f.metadata()?.len();
+            if len < pages as u64 * PAGE {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: {len} bytes, the pattern needs {}", path.display(), pages as u64 * PAGE)));
+            }
+            // One-page reads without readahead (the root disk's read_ahead_kb is large).
+            // SAFETY: advice on an open descriptor.
+            let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM) };
+            if rc != 0 {
+                return Err(io::Error::from_raw_os_error(rc));
+            }
+            Some(f)
+        }
+    };
+    let mut buf = vec![1u8; PAGE as usize];
+    if let Some(cpu) = opts.cpu {
+        pin_to(cpu)?;
+    }
+    if let Some(cg) = &opts.cgroup {
+        let procs = cg.join("cgroup.procs");
+        std::fs::write(&procs, std::process::id().to_string()).map_err(|e| io::Error::new(e.kind(), format!("joining {}: {e}", procs.display())))?;
+    }
+    let mut digest = Digest::default();
+    let mut n = 0u64;
+    let mut sink = 0u8;
+    for op in p.ops() {
+        digest.add(op);
+        n += 1;
+        match op {
+            Op::Anon { page, write } => sink ^= region.touch(page, write),
+            Op::File { page } => {
+                let f = file.as_ref().expect("file opened for a pattern with file pages");
+                // SAFETY: reads at most one page into a buffer of one page.
+                let got = unsafe { libc::pread(f.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, PAGE as usize, (page as u64 * PAGE) as libc::off_t) };
+                if got != PAGE as isize {
+                    return Err(os_err(&format!("pread of file page {page}")));
+                }
+                sink ^= buf[0];
+            }
+        }
+    }
+    std::hint::black_box(sink);
+    Ok((digest, n))
+}
