@@ -6,6 +6,7 @@ mod compare;
 mod output;
 mod reproduce;
 mod runner;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -34,6 +35,14 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
+    /// Check the simulator against the real kernel: the driver in a memory cgroup vs the simulator on its trace.
+    Validate(validate::ValidateArgs),
+    /// The workload driver (`driver run|dry PATTERN ...`, `driver patterns`), as the `reclaimsim-driver` binary.
+    Driver {
+        /// Driver arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -55,14 +64,19 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::bench(args),
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
+        Command::Validate(args) => validate::validate(args),
+        Command::Driver { args } => driver::cli::main(&args).map_err(|e| anyhow::Error::new(runner::UsageError(e))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("reclaimsim: error: {e:#}");
-            match e.downcast_ref::<runner::UsageError>() {
-                Some(_) => ExitCode::from(2),
-                None => ExitCode::from(1),
+            if e.downcast_ref::<runner::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else if e.downcast_ref::<validate::Refused>().is_some() {
+                ExitCode::from(3)
+            } else {
+                ExitCode::from(1)
             }
         }
     }

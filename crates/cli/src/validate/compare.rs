@@ -1,0 +1,243 @@
+//! Kernel vs simulator: the compared counters, tolerances, and the text,
+//! JSON and markdown renderings.
+
+use super::replay::Machine;
+use super::scenarios::Scenario;
+use super::stat::Stats;
+use engine::RunReport;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Where a counter is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The group's `memory.stat`.
+    Memcg,
+    /// The `/proc/vmstat` delta over the run.
+    Vmstat,
+}
+
+/// The counters of the done-when criterion, then informational ones.
+const COUNTERS: &[(&str, Source, bool)] = &[
+    ("pgmajfault", Source::Memcg, true),
+    ("pswpin", Source::Vmstat, true),
+    ("pswpout", Source::Vmstat, true),
+    ("workingset_refault_anon", Source::Memcg, true),
+    ("workingset_refault_file", Source::Memcg, true),
+    ("pgsteal_anon", Source::Vmstat, true),
+    ("pgsteal_file", Source::Vmstat, true),
+    ("pgscan_anon", Source::Vmstat, false),
+    ("pgscan_file", Source::Vmstat, false),
+    ("workingset_activate_anon", Source::Vmstat, false),
+    ("workingset_activate_file", Source::Vmstat, false),
+    ("pgfault", Source::Memcg, false),
+    ("pgscan_kswapd", Source::Vmstat, false),
+    ("pgscan_direct", Source::Vmstat, false),
+];
+
+/// Relative tolerance of the criterion.
+pub const REL_TOLERANCE: f64 = 0.10;
+/// Below this kernel count, an absolute tolerance applies instead.
+pub const SMALL_COUNT: f64 = 1000.0;
+/// The absolute tolerance for small counts (10% of [`SMALL_COUNT`]).
+pub const ABS_TOLERANCE: f64 = 100.0;
+
+/// Is `sim` within tolerance of `kernel`?
+pub fn within(kernel: f64, sim: f64) -> bool {
+    let allowed = if kernel < SMALL_COUNT { ABS_TOLERANCE } else { kernel * REL_TOLERANCE };
+    (sim - kernel).abs() <= allowed
+}
+
+/// One kernel run's counters.
+#[derive(Clone, Debug)]
+pub struct KernelRun {
+    /// `/proc/vmstat` delta.
+    pub vmstat: Stats,
+    /// The group's `memory.stat` at the end.
+    pub memcg: Stats,
+    /// Wall-clock seconds of the driver.
+    pub wall_seconds: f64,
+}
+
+impl KernelRun {
+    fn get(&self, name: &str, src: Source) -> f64 {
+        let m = if src == Source::Memcg { &self.memcg } else { &self.vmstat };
+        m.get(name).copied().unwrap_or(0) as f64
+    }
+}
+
+/// One counter compared.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Counter name.
+    pub name: &'static str,
+    /// Part of the done-when criterion.
+    pub criterion: bool,
+    /// Kernel values, one per run.
+    pub kernel: Vec<f64>,
+    /// Simulator value.
+    pub sim: f64,
+}
+
+impl Row {
+    /// Mean of the kernel runs.
+    pub fn kernel_mean(&self) -> f64 {
+        self.kernel.iter().sum::<f64>() / self.kernel.len() as f64
+    }
+    /// (max - min) / mean of the kernel runs, 0 for one run.
+    pub fn spread(&self) -> f64 {
+        let (lo, hi) = self.kernel.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let m = self.kernel_mean();
+        if m > 0.0 { (hi - lo) / m } else { 0.0 }
+    }
+    /// (sim - kernel) / kernel; `None` when the kernel counted nothing.
+    pub fn rel_error(&self) -> Option<f64> {
+        let k = self.kernel_mean();
+        (k > 0.0).then(|| (self.sim - k) / k)
+    }
+    /// Within tolerance.
+    pub fn ok(&self) -> bool {
+        within(self.kernel_mean(), self.sim)
+    }
+}
+
+/// A scenario's kernel runs beside the simulator's.
+pub struct Comparison {
+    /// The scenario.
+    pub scenario: Scenario,
+    machine: Machine,
+    runs: Vec<KernelRun>,
+    /// The compared counters.
+    pub rows: Vec<Row>,
+    sim_seconds: f64,
+    sim_virtual_s: f64,
+}
+
+fn report_value(r: &RunReport, name: &str, src: Source) -> f64 {
+    let list = if src == Source::Memcg { &r.memcg } else { &r.vmstat };
+    list.iter().find(|(n, _)| *n == name).map_or(0, |&(_, v)| v) as f64
+}
+
+impl Comparison {
+    /// Compares `runs` with the simulator's `report`.
+    pub fn new(scenario: Scenario, machine: Machine, runs: Vec<KernelRun>, report: RunReport, sim_seconds: f64) -> Comparison {
+        let rows = COUNTERS
+            .iter()
+            .map(|&(name, src, criterion)| Row { name, criterion, kernel: runs.iter().map(|r| r.get(name, src)).collect(), sim: report_value(&report, name, src) })
+            .collect();
+        Comparison { scenario, machine, runs, rows, sim_seconds, sim_virtual_s: report.virtual_ns as f64 / 1e9 }
+    }
+
+    /// Every criterion counter within tolerance.
+    pub fn all_within(&self) -> bool {
+        self.rows.iter().filter(|r| r.criterion).all(Row::ok)
+    }
+
+    /// The side-by-side table.
+    pub fn text(&self) -> String {
+        let sc = &self.scenario;
+        let wall: f64 = self.runs.iter().map(|r| r.wall_seconds).sum::<f64>() / self.runs.len() as f64;
+        let mut s = format!(
+            "\n== {}  ({}; limit {}, swappiness {}, swap {}; kernel {} run(s) {wall:.2} s each, simulator {:.2} s)\n",
+            sc.name,
+            sc.pattern,
+            engine::config::format_size(sc.limit_bytes),
+            sc.swappiness,
+            self.machine.swap_kind,
+            self.runs.len(),
+            self.sim_seconds
+        );
+        s += &format!("{:<26} {:>12} {:>8} {:>12} {:>9}  {}\n", "counter", "kernel", "spread", "simulator", "error", "within");
+        for r in &self.rows {
+            let err = r.rel_error().map_or("-".into(), |e| format!("{:+.1}%", e * 100.0));
+            let verdict = if !r.criterion { "(info)" } else if r.ok() { "yes" } else { "NO" };
+            s += &format!("{:<26} {:>12.0} {:>7.1}% {:>12.0} {:>9}  {verdict}\n", r.name, r.kernel_mean(), r.spread() * 100.0, r.sim, err);
+        }
+        s
+    }
+
+    /// The numbers as JSON.
+    pub fn json(&self) -> Value {
+        let sc = &self.scenario;
+        json!({
+            "name": sc.name,
+            "pattern": sc.pattern,
+            "limit_bytes": sc.limit_bytes,
+            "swappiness": sc.swappiness,
+            "sim_settings": self.machine.settings().into_iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+            "sim_profile": self.machine.profile,
+            "sim_wall_seconds": self.sim_seconds,
+            "sim_virtual_seconds": self.sim_virtual_s,
+            "kernel_runs": self.runs.iter().map(|r| json!({"wall_seconds": r.wall_seconds, "vmstat_delta": r.vmstat, "memory_stat": r.memcg})).collect::<Vec<_>>(),
+            "counters": self.rows.iter().map(|r| json!({
+                "name": r.name, "criterion": r.criterion, "kernel": r.kernel, "kernel_mean": r.kernel_mean(),
+                "kernel_spread": r.spread(), "sim": r.sim, "rel_error": r.rel_error(), "within": r.ok(),
+            })).collect::<Vec<_>>(),
+            "all_within": self.all_within(),
+        })
+    }
+}
+
+/// The markdown table of the criterion counters: one row per scenario, cells
+/// `kernel / simulator (error)`, misses in bold.
+pub fn markdown(results: &[Comparison], setup: &str) -> String {
+    let names: Vec<&str> = COUNTERS.iter().filter(|c| c.2).map(|c| c.0).collect();
+    let mut s = format!("Generated by `reclaimsim validate all --reps N --doc docs/validation.md` ({setup}).\n");
+    s += "Cells: kernel mean / simulator (relative error); **bold** = outside ±10% (±100 below 1000).\n\n";
+    s += &format!("| scenario | {} | all within |\n", names.join(" | "));
+    s += &format!("|---|{}---|\n", "---|".repeat(names.len()));
+    for c in results {
+        let cells: Vec<String> = c
+            .rows
+            .iter()
+            .filter(|r| r.criterion)
+            .map(|r| {
+                let e = r.rel_error().map_or(String::new(), |e| format!(" ({:+.1}%)", e * 100.0));
+                let cell = format!("{:.0} / {:.0}{e}", r.kernel_mean(), r.sim);
+                if r.ok() { cell } else { format!("**{cell}**") }
+            })
+            .collect();
+        s += &format!("| {} | {} | {} |\n", c.scenario.name, cells.join(" | "), if c.all_within() { "yes" } else { "no" });
+    }
+    s
+}
+
+const BEGIN: &str = "<!-- validate:begin -->";
+const END: &str = "<!-- validate:end -->";
+
+/// Replaces the text between the `validate:begin/end` markers of `path`.
+pub fn rewrite_doc(path: &Path, table: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
+        return Err(format!("{}: no `{BEGIN}` ... `{END}` section to rewrite", path.display()));
+    };
+    if e < b {
+        return Err(format!("{}: `{END}` comes before `{BEGIN}`", path.display()));
+    }
+    let new = format!("{}{BEGIN}\n{table}{}", &text[..b], &text[e..]);
+    crate::runner::write_text_atomic(path, &new).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerance_is_relative_above_1000_and_absolute_below() {
+        assert!(within(10_000.0, 10_999.0));
+        assert!(!within(10_000.0, 11_001.0));
+        assert!(within(500.0, 600.0));
+        assert!(!within(500.0, 601.0));
+        assert!(within(0.0, 100.0));
+        assert!(!within(1000.0, 1101.0));
+    }
+
+    #[test]
+    fn spread_and_error() {
+        let r = Row { name: "pswpin", criterion: true, kernel: vec![900.0, 1100.0], sim: 1200.0 };
+        assert_eq!(r.kernel_mean(), 1000.0);
+        assert!((r.spread() - 0.2).abs() < 1e-12);
+        assert!((r.rel_error().unwrap() - 0.2).abs() < 1e-12);
+        assert!(!r.ok());
+    }
+}

@@ -1,0 +1,176 @@
+//! `reclaimsim validate`: the simulator checked against the real kernel.
+//!
+//! For each scenario: the driver's dry-mode trace is written and read back;
+//! the driver runs for real in a fresh cgroup v1 memory group (pinned to CPU 1,
+//! a 1 ms `memory.stat` poller on CPU 0), on swap we create (zram when free,
+//! else a swap file); `memory.stat` and `/proc/vmstat` deltas are collected;
+//! the simulator replays the trace on a machine configured the same way; the
+//! two are printed side by side with the relative error per counter.
+
+mod compare;
+mod host;
+mod replay;
+mod scenarios;
+mod stat;
+
+use crate::runner::{write_json_atomic, UsageError};
+use anyhow::Result;
+use clap::Args;
+use compare::{Comparison, KernelRun};
+use driver::pattern::Pattern;
+use driver::trace::{read_trace, write_trace};
+use host::{Host, Poller};
+use scenarios::Scenario;
+use serde_json::{json, Value};
+use std::fmt;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Validation cannot run on this machine (exit code 3; tests skip on it).
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "validate cannot run here: {}", self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Arguments of `validate`.
+#[derive(Args, Debug, Clone)]
+pub struct ValidateArgs {
+    /// Scenario name, or `all` (anon-seq, anon-zipf, hotcold, file-seq, file-zipf, mixed-sw{0,60,100,200}).
+    pub scenario: String,
+    /// Kernel runs per scenario (the simulator runs once: it is deterministic).
+    #[arg(long, default_value_t = 1)]
+    pub reps: u32,
+    /// Write the numbers (every kernel run, the simulator, the comparison) as JSON.
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
+    /// Scenarios scaled down 4x (32M limit), for the integration tests.
+    #[arg(long)]
+    pub quick: bool,
+    /// Rewrite the generated table section of this markdown file (docs/validation.md).
+    #[arg(long, value_name = "FILE")]
+    pub doc: Option<PathBuf>,
+}
+
+/// KERNEL/SIM: swap created for validation (zram disksize or swap file size).
+const SWAP_BYTES: u64 = 1 << 30;
+/// The host kernel (6.x, classic LRU) matches this simulator profile.
+const PROFILE: &str = "v6.2";
+
+fn err(e: impl fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
+}
+
+/// `reclaimsim validate`.
+pub fn validate(args: ValidateArgs) -> Result<()> {
+    let set = scenarios::select(&args.scenario, args.quick).map_err(|e| anyhow::Error::new(UsageError(e)))?;
+    if args.reps == 0 {
+        return Err(UsageError("--reps must be at least 1".into()).into());
+    }
+    if let Some(why) = host::refusal() {
+        return Err(Refused(why).into());
+    }
+    host::catch_signals();
+    let driver_cpu = if host::nr_cpus() > 1 { 1 } else { 0 };
+    host::pin_self(0);
+    let page_cluster = host::sysctl("/proc/sys/vm/page-cluster").map_err(err)?;
+    let vma_ra = std::fs::read_to_string("/sys/kernel/mm/swap/vma_ra_enabled").map(|s| s.trim() == "true").unwrap_or(true);
+    let mut host = Host::setup(SWAP_BYTES).map_err(err)?;
+    let swap = host.swap.clone().expect("setup enabled swap");
+    eprintln!("reclaimsim validate: swap {} ({}), vm.page-cluster {page_cluster}, driver on CPU {driver_cpu}, {} rep(s)", match &swap {
+        host::SwapDev::Zram => "/dev/zram0".to_string(),
+        host::SwapDev::File(p) => p.display().to_string(),
+    }, swap.sim_kind(), args.reps);
+    let mut results = Vec::new();
+    for sc in &set {
+        let machine = replay::Machine {
+            profile: PROFILE,
+            limit_bytes: sc.limit_bytes,
+            swappiness: sc.swappiness,
+            swap_kind: swap.sim_kind(),
+            swap_bytes: SWAP_BYTES,
+            page_cluster,
+            vma_ra,
+        };
+        let c = run_scenario(&mut host, sc, &machine, args.reps, driver_cpu)?;
+        print!("{}", c.text());
+        std::io::stdout().flush()?;
+        results.push(c);
+    }
+    drop(host);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string();
+    let swap_name = swap.sim_kind();
+    if let Some(path) = &args.json {
+        let doc = json!({
+            "host": {"kernel": kernel, "swap": swap_name, "page_cluster": page_cluster, "profile": PROFILE, "reps": args.reps, "quick": args.quick},
+            "scenarios": results.iter().map(Comparison::json).collect::<Vec<Value>>(),
+        });
+        write_json_atomic(path, &doc)?;
+    }
+    if let Some(path) = &args.doc {
+        let table = compare::markdown(&results, &format!("kernel {kernel}, swap {swap_name}, {} rep(s) per scenario{}", args.reps, if args.quick { ", --quick" } else { "" }));
+        compare::rewrite_doc(path, &table).map_err(err)?;
+    }
+    let missed: Vec<String> = results.iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
+    if !missed.is_empty() {
+        eprintln!("reclaimsim validate: outside tolerance: {}", missed.join(", "));
+    }
+    Ok(())
+}
+
+fn run_scenario(host: &mut Host, sc: &Scenario, machine: &replay::Machine, reps: u32, cpu: usize) -> Result<Comparison> {
+    let pattern = Pattern::parse(&sc.pattern).map_err(err)?;
+    let trace_path = host.dir.join(format!("{}.trace", sc.name));
+    let mut w = BufWriter::new(std::fs::File::create(&trace_path)?);
+    let digest = write_trace(&pattern, &mut w)?;
+    w.flush()?;
+    drop(w);
+    let trace = read_trace(&mut BufReader::new(std::fs::File::open(&trace_path)?)).map_err(|e| err(format!("{}: {e}", trace_path.display())))?;
+    std::fs::remove_file(&trace_path)?;
+    let mut runs = Vec::new();
+    for rep in 0..reps {
+        host::check_interrupted().map_err(err)?;
+        runs.push(kernel_run(host, sc, &pattern, rep, cpu, digest)?);
+    }
+    let started = Instant::now();
+    let report = replay::simulate(machine, trace).map_err(err)?;
+    Ok(Comparison::new(sc.clone(), machine.clone(), runs, report, started.elapsed().as_secs_f64()))
+}
+
+fn kernel_run(host: &mut Host, sc: &Scenario, pattern: &Pattern, rep: u32, cpu: usize, digest: driver::trace::Digest) -> Result<KernelRun> {
+    let file = if pattern.file_pages > 0 { Some(host.fresh_file(pattern.file_pages).map_err(err)?) } else { None };
+    let cg = host.make_cgroup(&format!("reclaimsim-validate-{}-{}", std::process::id(), sc.name), sc.limit_bytes, sc.swappiness).map_err(err)?;
+    let before = host::vmstat().map_err(err)?;
+    let poller = Poller::start(&cg);
+    let mut cmd = Command::new(std::env::current_exe()?);
+    cmd.args(["driver", "run", &pattern.canonical, "--cgroup", cg.to_str().expect("UTF-8 path"), "--cpu", &cpu.to_string()]);
+    if let Some(f) = &file {
+        cmd.args(["--file", f.to_str().expect("UTF-8 path")]);
+    }
+    let started = Instant::now();
+    let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
+    let waited = host::wait_child(child);
+    let wall = started.elapsed().as_secs_f64();
+    let polls = poller.stop();
+    let (out, status) = waited.map_err(err)?;
+    let after = host::vmstat().map_err(err)?;
+    let memcg = host::memory_stat(&cg).map_err(err)?;
+    let oom = std::fs::read_to_string(cg.join("memory.oom_control")).unwrap_or_default();
+    host.remove_cgroup();
+    if !status.success() {
+        return Err(err(format!("{} rep {rep}: the driver failed ({status}); memory.oom_control: {}", sc.name, oom.replace('\n', ", "))));
+    }
+    let want = format!("digest {digest}");
+    if !out.contains(&want) {
+        return Err(err(format!("{} rep {rep}: the driver's access sequence differs from the trace: got `{}`, want `{want}`", sc.name, out.trim())));
+    }
+    eprintln!("reclaimsim validate: {} rep {rep}: {wall:.2} s, {polls} memory.stat polls", sc.name);
+    Ok(KernelRun { vmstat: stat::delta(&before, &after), memcg, wall_seconds: wall })
+}

@@ -1,0 +1,59 @@
+//! The driver's command line, shared by `reclaimsim-driver` and `reclaimsim driver`.
+//!
+//! ```text
+//! reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N]
+//! reclaimsim-driver dry PATTERN [--out FILE]
+//! reclaimsim-driver patterns
+//! ```
+
+use crate::exec::{run_real, RealOpts};
+use crate::pattern::{Pattern, PATTERNS};
+use crate::trace::write_trace;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+/// How to call the driver.
+pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N]\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
+
+/// Runs the driver's command line (`args` without the program name).
+pub fn main(args: &[String]) -> Result<(), String> {
+    let (cmd, rest) = args.split_first().ok_or(USAGE)?;
+    if cmd == "patterns" {
+        for d in PATTERNS {
+            let params: Vec<String> = d.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            println!("{:<10} {}\n           {}", d.name, d.summary, params.join(","));
+        }
+        return Ok(());
+    }
+    let (spec, flags) = rest.split_first().ok_or(USAGE)?;
+    let pattern = Pattern::parse(spec).map_err(|e| e.to_string())?;
+    let mut opts = RealOpts::default();
+    let mut out: Option<PathBuf> = None;
+    let mut it = flags.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
+        match (cmd.as_str(), flag.as_str()) {
+            ("run", "--file") => opts.file = Some(value.into()),
+            ("run", "--cgroup") => opts.cgroup = Some(value.into()),
+            ("run", "--cpu") => opts.cpu = Some(value.parse().map_err(|_| format!("--cpu {value}: expected a CPU number"))?),
+            ("dry", "--out") => out = Some(value.into()),
+            _ => return Err(format!("unknown option {flag} for {cmd}\n{USAGE}")),
+        }
+    }
+    match cmd.as_str() {
+        "run" => {
+            let (digest, n) = run_real(&pattern, &opts).map_err(|e| e.to_string())?;
+            println!("ops {n} digest {digest}");
+        }
+        "dry" => {
+            let sink: Box<dyn Write> = match &out {
+                Some(p) => Box::new(std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
+                None => Box::new(std::io::stdout().lock()),
+            };
+            let mut w = BufWriter::with_capacity(1 << 20, sink);
+            write_trace(&pattern, &mut w).and_then(|_| w.flush()).map_err(|e| format!("writing the trace: {e}"))?;
+        }
+        _ => return Err(USAGE.into()),
+    }
+    Ok(())
+}
