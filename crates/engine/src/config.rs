@@ -112,6 +112,9 @@ pub struct Config {
     pub memcg_limit_bytes: u64,
     /// `memcg.swappiness`: the group's `memory.swappiness`.
     pub memcg_swappiness: u32,
+    /// `memcg.stats_flush`: charges between flushes of the group's statistics
+    /// as reclaim reads them (0 = reclaim reads exact values).
+    pub memcg_stats_flush: u64,
 }
 
 impl Default for Config {
@@ -133,6 +136,7 @@ impl Default for Config {
             swap_ra: None,
             memcg_limit_bytes: 0,
             memcg_swappiness: 60,
+            memcg_stats_flush: 0,
         }
     }
 }
@@ -315,6 +319,15 @@ pub const SETTINGS: &[Setting] = &[
         get: |c| c.memcg_swappiness.to_string(),
         set: |c, v| {
             c.memcg_swappiness = parse_u64(v, 0, 200)? as u32;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "memcg.stats_flush",
+        help: "charges between flushes of the group's statistics that reclaim reads (the kernel flushes lazily: every 2 s or when memory.stat is read); 0 = exact",
+        get: |c| c.memcg_stats_flush.to_string(),
+        set: |c, v| {
+            c.memcg_stats_flush = parse_u64(v, 0, u64::MAX)?;
             Ok(())
         },
     },

@@ -11,6 +11,9 @@
 //!   usage is the machine's allocated pages plus the charge stock.
 //! - S-MC2: one CPU's stock (the workload runs pinned to one CPU).
 //! - S-MC3: pages read by swap readahead are charged without a limit check.
+//! - S-MC6: the kernel flushes the group's statistics (rstat) every 2 s or
+//!   when `memory.stat` is read; here a flush comes every `memcg.stats_flush`
+//!   charges (0: reclaim reads exact values).
 
 use mm::PAGE_SIZE;
 
@@ -42,12 +45,19 @@ pub struct Memcg {
     pub failcnt: u64,
     /// Limit reclaim invocations (`memory.events` max).
     pub max_events: u64,
+    /// Charges between statistics flushes (0 = exact statistics).
+    pub stats_flush: u64,
 }
 
 impl Memcg {
     /// A group limited to `limit_bytes` with `swappiness`.
-    pub fn new(limit_bytes: u64, swappiness: u32) -> Memcg {
-        Memcg { limit: limit_bytes / PAGE_SIZE, swappiness, stock: 0, pgpgin: 0, failcnt: 0, max_events: 0 }
+    pub fn new(limit_bytes: u64, swappiness: u32, stats_flush: u64) -> Memcg {
+        Memcg { limit: limit_bytes / PAGE_SIZE, swappiness, stock: 0, pgpgin: 0, failcnt: 0, max_events: 0, stats_flush }
+    }
+
+    /// True when the statistics are due for a flush after the latest charge.
+    pub fn flush_due(&self) -> bool {
+        self.stats_flush > 0 && self.pgpgin % self.stats_flush == 0
     }
 
     /// The limit in pages.
@@ -145,7 +155,7 @@ mod tests {
     #[test]
     fn batch_then_single_then_limit() {
         // 100-page limit, 0 in use: a batch of 64 goes on the counter, one page is used.
-        let mut m = Memcg::new(100 * PAGE_SIZE, 60);
+        let mut m = Memcg::new(100 * PAGE_SIZE, 60, 0);
         assert_eq!(m.charge(0), Charge::Done);
         assert_eq!((m.usage(1), m.stock), (64, 63));
         // The next 63 pages come from the stock.

@@ -205,12 +205,15 @@ impl SimBuilder {
         }
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
         // The group's swappiness governs every reclaim of its lruvec (S-MC1).
-        let memcg = (cfg.memcg_limit_bytes != 0).then(|| crate::memcg::Memcg::new(cfg.memcg_limit_bytes, cfg.memcg_swappiness));
+        let memcg = (cfg.memcg_limit_bytes != 0).then(|| crate::memcg::Memcg::new(cfg.memcg_limit_bytes, cfg.memcg_swappiness, cfg.memcg_stats_flush));
         let mut reclaim_cfg = cfg.reclaim.clone();
         if let Some(m) = &memcg {
             reclaim_cfg.swappiness = m.swappiness;
         }
-        let policy = (entry.build)(&reclaim_cfg);
+        let mut policy = (entry.build)(&reclaim_cfg);
+        if memcg.as_ref().is_some_and(|m| m.stats_flush > 0) {
+            policy.flush_group_stats(&mm);
+        }
         let swap_dev = cfg.swap_kind.preset();
         let env = PageoutEnv { sync_swap: swap_dev.sync };
         Ok(SimBuilder {

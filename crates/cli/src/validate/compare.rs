@@ -57,6 +57,8 @@ pub struct KernelRun {
     pub memcg: Stats,
     /// Wall-clock seconds of the driver.
     pub wall_seconds: f64,
+    /// `memory.stat` reads by the poller during the run.
+    pub polls: u64,
 }
 
 impl KernelRun {
@@ -125,7 +127,7 @@ impl Comparison {
             .iter()
             .map(|&(name, src, criterion)| Row { name, criterion, kernel: runs.iter().map(|r| r.get(name, src)).collect(), sim: report_value(&report, name, src) })
             .collect();
-        Comparison { scenario, machine, runs, rows, sim_seconds, sim_virtual_s: report.virtual_ns as f64 / 1e9 }
+        Comparison { scenario, machine, runs, rows, sim_seconds, sim_virtual_s: report.threads.iter().map(|t| t.end_ns).max().unwrap_or(0) as f64 / 1e9 }
     }
 
     /// Every criterion counter within tolerance.
@@ -168,7 +170,7 @@ impl Comparison {
             "sim_profile": self.machine.profile,
             "sim_wall_seconds": self.sim_seconds,
             "sim_virtual_seconds": self.sim_virtual_s,
-            "kernel_runs": self.runs.iter().map(|r| json!({"wall_seconds": r.wall_seconds, "vmstat_delta": r.vmstat, "memory_stat": r.memcg})).collect::<Vec<_>>(),
+            "kernel_runs": self.runs.iter().map(|r| json!({"wall_seconds": r.wall_seconds, "polls": r.polls, "vmstat_delta": r.vmstat, "memory_stat": r.memcg})).collect::<Vec<_>>(),
             "counters": self.rows.iter().map(|r| json!({
                 "name": r.name, "criterion": r.criterion, "kernel": r.kernel, "kernel_mean": r.kernel_mean(),
                 "kernel_spread": r.spread(), "sim": r.sim, "rel_error": r.rel_error(), "within": r.ok(),

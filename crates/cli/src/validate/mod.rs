@@ -57,6 +57,10 @@ pub struct ValidateArgs {
     /// Rewrite the generated table section of this markdown file (docs/validation.md).
     #[arg(long, value_name = "FILE")]
     pub doc: Option<PathBuf>,
+    /// The simulator's `memcg.stats_flush` (charges between statistics flushes);
+    /// default: the kernel runs' charges per `memory.stat` poll.
+    #[arg(long, value_name = "CHARGES")]
+    pub stats_flush: Option<u64>,
 }
 
 /// KERNEL/SIM: swap created for validation (zram disksize or swap file size).
@@ -98,8 +102,9 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             swap_bytes: SWAP_BYTES,
             page_cluster,
             vma_ra,
+            stats_flush: 0,
         };
-        let c = run_scenario(&mut host, sc, &machine, args.reps, driver_cpu)?;
+        let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());
         std::io::stdout().flush()?;
         results.push(c);
@@ -125,7 +130,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     Ok(())
 }
 
-fn run_scenario(host: &mut Host, sc: &Scenario, machine: &replay::Machine, reps: u32, cpu: usize) -> Result<Comparison> {
+fn run_scenario(host: &mut Host, sc: &Scenario, mut machine: replay::Machine, reps: u32, cpu: usize, stats_flush: Option<u64>) -> Result<Comparison> {
     let pattern = Pattern::parse(&sc.pattern).map_err(err)?;
     let trace_path = host.dir.join(format!("{}.trace", sc.name));
     let mut w = BufWriter::new(std::fs::File::create(&trace_path)?);
@@ -139,9 +144,13 @@ fn run_scenario(host: &mut Host, sc: &Scenario, machine: &replay::Machine, reps:
         host::check_interrupted().map_err(err)?;
         runs.push(kernel_run(host, sc, &pattern, rep, cpu, digest)?);
     }
+    // The poller's flushes, counted in charges: the group's pgpgin per poll.
+    let charges: u64 = runs.iter().map(|r| r.memcg.get("pgpgin").copied().unwrap_or(0)).sum();
+    let polls: u64 = runs.iter().map(|r| r.polls).sum();
+    machine.stats_flush = stats_flush.unwrap_or(charges / polls.max(1)).max(1);
     let started = Instant::now();
-    let report = replay::simulate(machine, trace).map_err(err)?;
-    Ok(Comparison::new(sc.clone(), machine.clone(), runs, report, started.elapsed().as_secs_f64()))
+    let report = replay::simulate(&machine, trace).map_err(err)?;
+    Ok(Comparison::new(sc.clone(), machine, runs, report, started.elapsed().as_secs_f64()))
 }
 
 fn kernel_run(host: &mut Host, sc: &Scenario, pattern: &Pattern, rep: u32, cpu: usize, digest: driver::trace::Digest) -> Result<KernelRun> {
@@ -172,5 +181,5 @@ fn kernel_run(host: &mut Host, sc: &Scenario, pattern: &Pattern, rep: u32, cpu: 
         return Err(err(format!("{} rep {rep}: the driver's access sequence differs from the trace: got `{}`, want `{want}`", sc.name, out.trim())));
     }
     eprintln!("reclaimsim validate: {} rep {rep}: {wall:.2} s, {polls} memory.stat polls", sc.name);
-    Ok(KernelRun { vmstat: stat::delta(&before, &after), memcg, wall_seconds: wall })
+    Ok(KernelRun { vmstat: stat::delta(&before, &after), memcg, wall_seconds: wall, polls })
 }

@@ -42,6 +42,8 @@ pub struct Machine {
     pub page_cluster: u64,
     /// `vma_ra_enabled`.
     pub vma_ra: bool,
+    /// `memcg.stats_flush`: charges between the group's statistics flushes.
+    pub stats_flush: u64,
 }
 
 impl Machine {
@@ -56,6 +58,7 @@ impl Machine {
             ("memcg.swappiness".into(), self.swappiness.to_string()),
             ("vm.page-cluster".into(), self.page_cluster.to_string()),
             ("vma_ra_enabled".into(), (self.vma_ra as u8).to_string()),
+            ("memcg.stats_flush".into(), self.stats_flush.to_string()),
         ]
     }
 }

@@ -25,6 +25,9 @@ impl Machine {
             let charged = self.memcg_charged();
             let Some(memcg) = self.memcg.as_mut() else { return Ok(0) };
             if memcg.charge(charged) == Charge::Done {
+                if memcg.flush_due() {
+                    self.policy.flush_group_stats(&self.mm);
+                }
                 return Ok(stall);
             }
             let sc = reclaim::memcg::try_to_free_mem_cgroup_pages(&mut self.mm, self.policy.as_mut(), self.env, 1, true);

@@ -82,6 +82,16 @@ struct PassControl {
     file_is_tiny: bool,
 }
 
+/// The memory group's statistics as reclaim reads them (`lruvec_page_state` on
+/// a memcg lruvec): copies taken at the last rstat flush.
+#[derive(Clone, Copy, Debug)]
+struct GroupStats {
+    /// List sizes, by list index.
+    lru: [u64; 4],
+    /// `workingset_activate_anon/file`.
+    activations: [u64; 2],
+}
+
 /// The classic LRU policy state (one lruvec).
 #[derive(Debug)]
 pub struct Classic {
@@ -98,6 +108,8 @@ pub struct Classic {
     refaults_snapshot: [u64; 2],
     pass: PassControl,
     scratch: Vec<Pfn>,
+    /// Flushed group statistics; `None` = reads are exact (no group, or S-MC6).
+    group_stats: Option<GroupStats>,
 }
 
 impl Classic {
@@ -114,6 +126,7 @@ impl Classic {
             refaults_snapshot: [0; 2],
             pass: PassControl::default(),
             scratch: Vec::with_capacity(SWAP_CLUSTER_MAX as usize),
+            group_stats: None,
         }
     }
 
@@ -141,6 +154,16 @@ impl Classic {
 
     fn len(&self, lru: usize) -> u64 {
         self.lists[lru].len()
+    }
+
+    /// A list size as the group's statistics report it (flushed copy or exact).
+    fn stat_len(&self, lru: usize) -> u64 {
+        self.group_stats.map_or_else(|| self.len(lru), |g| g.lru[lru])
+    }
+
+    /// Workingset activations (anon, file) as the group's statistics report them.
+    fn stat_activations(&self, mm: &Mm) -> [u64; 2] {
+        self.group_stats.map_or_else(|| [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)], |g| g.activations)
     }
 
     fn add_to_list(&mut self, mm: &mut Mm, pfn: Pfn, tail: bool) {
@@ -197,8 +220,8 @@ impl Classic {
 
     /// `inactive_is_low()`: is the inactive list of type `ty` smaller than its target?
     pub fn inactive_is_low(&self, ty: usize) -> bool {
-        let inactive = self.len(ty * 2);
-        let active = self.len(ty * 2 + 1);
+        let inactive = self.stat_len(ty * 2);
+        let active = self.stat_len(ty * 2 + 1);
         let gb = (inactive + active) >> (30 - mm::PAGE_SHIFT);
         let one_to_one = if ty == ANON { self.cfg.anon_ratio_1to1 } else { self.cfg.file_ratio_1to1 };
         let ratio = if one_to_one {
@@ -218,20 +241,20 @@ impl Classic {
         mm.stat.count(if anon { VmEvent::WorkingsetRefaultAnon } else { VmEvent::WorkingsetRefaultFile }, 1);
         let distance = refault_distance(self.nonresident_age, eviction);
         let workingset_size = if self.cfg.cache_challenges_anon {
-            let mut ws = self.len(AF);
+            let mut ws = self.stat_len(AF);
             if anon {
-                ws += self.len(IF);
+                ws += self.stat_len(IF);
             }
             if mm.swap.nr_free() > 0 {
-                ws += self.len(AA);
+                ws += self.stat_len(AA);
                 if !anon {
-                    ws += self.len(IA);
+                    ws += self.stat_len(IA);
                 }
             }
             ws
         } else {
             // Before v5.8: only the active file list could be challenged.
-            self.len(AF)
+            self.stat_len(AF)
         };
         if distance > workingset_size {
             return;
@@ -365,7 +388,7 @@ impl Classic {
 
     /// `prepare_scan_control()` for the one lruvec: costs, deactivation permissions, cache-trim mode.
     pub fn prepare_scan_control(&mut self, mm: &Mm, sc: &ScanControl) {
-        let activations = [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)];
+        let activations = self.stat_activations(mm);
         let mut may_deactivate = [true; 2];
         if !sc.force_deactivate {
             for ty in [ANON, FILE] {
@@ -375,7 +398,7 @@ impl Classic {
                 may_deactivate[ty] = refaulting || self.inactive_is_low(ty);
             }
         }
-        let cache_trim_mode = (self.len(IF) >> sc.priority) != 0 && !may_deactivate[FILE];
+        let cache_trim_mode = (self.stat_len(IF) >> sc.priority) != 0 && !may_deactivate[FILE];
         let file = self.len(IF) + self.len(AF);
         let free = mm.nr_free();
         let total_high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
@@ -643,7 +666,13 @@ impl ReclaimPolicy for Classic {
     }
 
     fn snapshot_refaults(&mut self, mm: &Mm) {
-        self.refaults_snapshot = [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)];
+        self.refaults_snapshot = self.stat_activations(mm);
+    }
+
+    fn flush_group_stats(&mut self, mm: &Mm) {
+        let lru = [self.len(IA), self.len(AA), self.len(IF), self.len(AF)];
+        let activations = [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)];
+        self.group_stats = Some(GroupStats { lru, activations });
     }
 
     fn lru_sizes(&self) -> LruSizes {

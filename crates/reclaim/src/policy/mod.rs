@@ -69,6 +69,11 @@ pub trait ReclaimPolicy {
     /// `snapshot_refaults()`: end of a reclaim cycle.
     fn snapshot_refaults(&mut self, mm: &Mm);
 
+    /// A memory group's statistics flush (`cgroup_rstat_flush`): from the first
+    /// call on, decisions read the group's statistics as of the last flush
+    /// instead of exact values. Policies that read no group statistics ignore it.
+    fn flush_group_stats(&mut self, _mm: &Mm) {}
+
     /// Sizes of the LRU lists.
     fn lru_sizes(&self) -> LruSizes;
 
