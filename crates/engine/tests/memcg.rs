@@ -18,24 +18,26 @@
 //! out. pgscan_anon 11 + 64 = 75, pgsteal_anon = pswpout = 11. The retry charges
 //! page 64 alone (the batch fails again: failcnt 3). 54 pages remain charged.
 
-use engine::{Access, Config, SimBuilder, SimError};
+use engine::{Access, Config, Sim, SimBuilder, SimError};
 
-fn machine(swappiness: &str) -> SimBuilder {
+/// The machine with an 80-page anon region whose pages `0..n` have been
+/// written in order; the error of the first write that failed, if any.
+fn written(swappiness: &str, n: u32) -> (Sim, Result<(), SimError>) {
     let mut c = Config::for_profile("v6.2").unwrap();
     for (k, v) in [("memory", "1G"), ("swap", "zram:64M"), ("memcg.limit", "256K"), ("memcg.swappiness", swappiness)] {
         c.set(k, v).unwrap();
     }
-    SimBuilder::new(c).unwrap()
+    let mut b = SimBuilder::new(c).unwrap();
+    let region = b.add_anon_region(80);
+    let mut sim = b.build();
+    let r = (0..n).try_for_each(|page| sim.access_now(Access::Mem { region, page, write: true }));
+    (sim, r)
 }
 
 #[test]
 fn limit_reclaim_counts_exactly() {
-    let mut b = machine("60");
-    let r = b.add_anon_region(80);
-    let mut sim = b.build();
-    for page in 0..65 {
-        sim.access_now(Access::Mem { region: r, page, write: true }).unwrap();
-    }
+    let (sim, r) = written("60", 65);
+    r.unwrap();
     let rep = sim.run(&mut |_| {}).unwrap();
     let vm = |n: &str| rep.get(n).unwrap();
     let mc = |n: &str| rep.memcg.iter().find(|(k, _)| *k == n).unwrap().1;
@@ -51,14 +53,11 @@ fn limit_reclaim_counts_exactly() {
 
 #[test]
 fn swappiness_zero_never_swaps_and_ooms() {
-    let mut b = machine("0");
-    let r = b.add_anon_region(80);
-    let mut sim = b.build();
-    for page in 0..64 {
-        sim.access_now(Access::Mem { region: r, page, write: true }).unwrap();
-    }
-    let e = sim.access_now(Access::Mem { region: r, page: 64, write: true }).unwrap_err();
+    // Pages 0..63 fit; page 64 finds only anon pages, which group swappiness 0 never swaps.
+    let (sim, r) = written("0", 65);
+    let e = r.unwrap_err();
     assert!(matches!(e, SimError::MemcgOutOfMemory { .. }), "{e}");
+    assert_eq!(sim.mm().stat.get(mm::VmEvent::Pgfault), 64);
     assert_eq!(sim.mm().stat.get(mm::VmEvent::PgscanAnon), 0);
     assert_eq!(sim.mm().stat.get(mm::VmEvent::Pswpout), 0);
 }
