@@ -94,8 +94,18 @@ impl SwapDev {
     pub fn sim_kind(&self) -> &'static str {
         match self {
             SwapDev::Zram => "zram",
-            // The root disk reports rotational=1.
-            SwapDev::File(_) => "hdd",
+            // A virtual disk: fast, but it reports rotational=1 (see `sim_swap_ra`).
+            SwapDev::File(_) => "ssd",
+        }
+    }
+
+    /// The simulator's `swap_ra`: the kernel's rule for zram (readahead is
+    /// bypassed); cluster readahead for the swap file, as the kernel picks for
+    /// a rotational disk.
+    pub fn sim_swap_ra(&self) -> &'static str {
+        match self {
+            SwapDev::Zram => "kernel",
+            SwapDev::File(_) => "cluster",
         }
     }
 }
@@ -112,12 +122,13 @@ pub struct Host {
 }
 
 impl Host {
-    /// Creates the scratch directory and enables `swap_bytes` of swap.
-    pub fn setup(swap_bytes: u64) -> Result<Host, String> {
+    /// Creates the scratch directory and enables `swap_bytes` of swap: zram
+    /// when free (unless `file_only`), else a swap file.
+    pub fn setup(swap_bytes: u64, file_only: bool) -> Result<Host, String> {
         let dir = PathBuf::from(format!("/var/tmp/reclaimsim-validate.{}", std::process::id()));
         fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut host = Host { dir, swap: None, swap_bytes, cgroup: None };
-        host.enable_swap()?;
+        host.enable_swap(file_only)?;
         Ok(host)
     }
 
@@ -130,8 +141,8 @@ impl Host {
             && !mounts.contains(ZRAM)
     }
 
-    fn enable_swap(&mut self) -> Result<(), String> {
-        if Self::zram_free() {
+    fn enable_swap(&mut self, file_only: bool) -> Result<(), String> {
+        if !file_only && Self::zram_free() {
             // Claim it first so that a failure below still resets it.
             write(format!("{ZRAM_SYS}/disksize"), &self.swap_bytes.to_string())?;
             self.swap = Some(SwapDev::Zram);

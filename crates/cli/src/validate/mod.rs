@@ -61,6 +61,9 @@ pub struct ValidateArgs {
     /// default: the kernel runs' charges per `memory.stat` poll.
     #[arg(long, value_name = "CHARGES")]
     pub stats_flush: Option<u64>,
+    /// Use a swap file even when /dev/zram0 is free.
+    #[arg(long)]
+    pub swap_file: bool,
 }
 
 /// KERNEL/SIM: swap created for validation (zram disksize or swap file size).
@@ -86,7 +89,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     host::pin_self(0);
     let page_cluster = host::sysctl("/proc/sys/vm/page-cluster").map_err(err)?;
     let vma_ra = std::fs::read_to_string("/sys/kernel/mm/swap/vma_ra_enabled").map(|s| s.trim() == "true").unwrap_or(true);
-    let mut host = Host::setup(SWAP_BYTES).map_err(err)?;
+    let mut host = Host::setup(SWAP_BYTES, args.swap_file).map_err(err)?;
     let swap = host.swap.clone().expect("setup enabled swap");
     eprintln!("reclaimsim validate: swap {} ({}), vm.page-cluster {page_cluster}, driver on CPU {driver_cpu}, {} rep(s)", match &swap {
         host::SwapDev::Zram => "/dev/zram0".to_string(),
@@ -99,6 +102,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             limit_bytes: sc.limit_bytes,
             swappiness: sc.swappiness,
             swap_kind: swap.sim_kind(),
+            swap_ra: swap.sim_swap_ra(),
             swap_bytes: SWAP_BYTES,
             page_cluster,
             vma_ra,

@@ -38,6 +38,8 @@ pub struct Machine {
     pub swap_kind: &'static str,
     /// Swap size in bytes.
     pub swap_bytes: u64,
+    /// `swap_ra` (kernel, cluster).
+    pub swap_ra: &'static str,
     /// `vm.page-cluster`.
     pub page_cluster: u64,
     /// `vma_ra_enabled`.
@@ -58,6 +60,7 @@ impl Machine {
             ("memcg.swappiness".into(), self.swappiness.to_string()),
             ("vm.page-cluster".into(), self.page_cluster.to_string()),
             ("vma_ra_enabled".into(), (self.vma_ra as u8).to_string()),
+            ("swap_ra".into(), self.swap_ra.to_string()),
             ("memcg.stats_flush".into(), self.stats_flush.to_string()),
         ]
     }
