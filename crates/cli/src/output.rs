@@ -48,9 +48,9 @@ fn fmt_ns(ns: u64) -> String {
     }
 }
 
-/// `run`'s text output: counters, then a summary.
-pub fn print_report(r: &RunReport, wall_seconds: f64) {
-    if !r.vmstat.is_empty() {
+/// `run`'s text output: counters (unless `counters` is false), then a summary.
+pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
+    if counters {
         for (name, v) in &r.vmstat {
             println!("{name} {v}");
         }
@@ -65,7 +65,27 @@ pub fn print_report(r: &RunReport, wall_seconds: f64) {
         r.events
     );
     println!("# kswapd CPU         {:.3} s", r.kswapd_cpu_ns as f64 / 1e9);
-    println!("# direct reclaim     {:.3} s", r.direct_reclaim_ns as f64 / 1e9);
+    let dl = &r.direct_reclaim_latency_ns;
+    println!(
+        "# direct reclaim     {:.3} s in {} calls (p50 {}, p99 {}, max {})",
+        r.direct_reclaim_ns as f64 / 1e9,
+        r.direct_reclaims,
+        fmt_ns(dl[0].1),
+        fmt_ns(dl[2].1),
+        fmt_ns(dl[4].1)
+    );
+    let steal = |n| r.get(n).unwrap_or(0);
+    let (scan, stolen) = (steal("pgscan_kswapd") + steal("pgscan_direct"), steal("pgsteal_kswapd") + steal("pgsteal_direct"));
+    println!("# pgscan/pgsteal     {scan}/{stolen} = {:.2}", scan as f64 / stolen.max(1) as f64);
+    let w = |x: &reclaim::ReclaimWork| format!("rmap walks {} ptes {}, pt-walk mms {} pmds {} ptes {}, sorted {}", x.rmap_walks, x.rmap_ptes, x.walk_mms, x.walk_pmds, x.walk_ptes, x.pages_sorted);
+    println!("# kswapd work        {}", w(&r.kswapd_work));
+    println!("# direct work        {}", w(&r.direct_work));
+    for (name, l) in [("some", &r.psi.some), ("full", &r.psi.full)] {
+        println!("# psi memory {name}    avg={:.2} total={}", l.avg, l.total_ns / 1000);
+    }
+    for wr in &r.lru_gen_writes {
+        println!("# lru_gen write      {wr}");
+    }
     println!("# {:<20} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9}", "thread", "ops", "ops/s", "p50", "p90", "p99", "max");
     for t in &r.threads {
         let l = &t.latency_ns;

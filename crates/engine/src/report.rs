@@ -1,6 +1,8 @@
 //! What a run reports: counters, gauges, per-thread results, engine statistics.
 
+use crate::psi::PsiMemory;
 use crate::Nanos;
+use reclaim::ReclaimWork;
 
 /// Per-thread results.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +49,20 @@ pub struct RunReport {
     pub kswapd_cpu_ns: Nanos,
     /// CPU time threads spent in direct reclaim.
     pub direct_reclaim_ns: Nanos,
+    /// Work kswapd did (rmap walks, PTEs, pages), behind `kswapd_cpu_ns`.
+    pub kswapd_work: ReclaimWork,
+    /// Work direct reclaimers did, behind `direct_reclaim_ns`.
+    pub direct_work: ReclaimWork,
+    /// Direct reclaim invocations (`try_to_free_pages` calls).
+    pub direct_reclaims: u64,
+    /// Latency of one direct reclaim invocation: p50, p90, p99, p99.9, max, ns.
+    pub direct_reclaim_latency_ns: [(f64, u64); 5],
+    /// `/proc/pressure/memory` over the run.
+    pub psi: PsiMemory,
+    /// The `lru_gen` debugfs listing at the end (MGLRU only).
+    pub lru_gen_dump: Option<String>,
+    /// `lru_gen` writes issued by programs, with time and outcome.
+    pub lru_gen_writes: Vec<String>,
 }
 
 impl RunReport {

@@ -15,6 +15,7 @@ use mm::{Mm, VmEvent};
 /// Runs direct reclaim for one allocation; returns the scan control with what it did.
 pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
+    sc.now_ns = env.now_ns;
     // At most two rounds: the second with forced deactivation.
     for _ in 0..2 {
         mm.stat.count(VmEvent::AllocstallNormal, 1);

@@ -65,6 +65,8 @@ pub struct FolioStat {
 pub struct PageoutEnv {
     /// The swap device completes writes synchronously (zram, pmem).
     pub sync_swap: bool,
+    /// Virtual time now (ns); copied into [`ScanControl::now_ns`] by kswapd and direct reclaim.
+    pub now_ns: u64,
 }
 
 enum Verdict {
@@ -189,6 +191,7 @@ fn shrink_one<H: FolioHooks>(
     }
     // Step 8: unmap from every page table.
     if sc.may_unmap {
+        sc.work.rmap_walks += 1;
         sc.work.rmap_ptes += rmap::try_to_unmap(mm, pfn) as u64;
     } else if rmap::folio_mapped(mm, pfn) {
         return Verdict::Keep;

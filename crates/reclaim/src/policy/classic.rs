@@ -282,6 +282,7 @@ impl Classic {
         let (mut nr_referenced, mut nr_rotated, mut nr_deactivate) = (0, 0, 0);
         for &pfn in &list {
             let r = rmap::folio_referenced(mm, pfn);
+            sc.work.rmap_walks += 1;
             sc.work.rmap_ptes += r.ptes_checked as u64;
             if r.young > 0 {
                 nr_referenced += 1;
@@ -505,6 +506,7 @@ impl FolioHooks for Classic {
     /// `folio_check_references()`, classic LRU.
     fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> References {
         let r = rmap::folio_referenced(mm, pfn);
+        sc.work.rmap_walks += 1;
         sc.work.rmap_ptes += r.ptes_checked as u64;
         let f = &mut mm.frames[pfn];
         let anon = f.is_anon();
