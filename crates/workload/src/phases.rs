@@ -2,7 +2,7 @@
 
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
-use engine::{Access, Program, Step};
+use engine::{Access, LruGenWrite, Program, Step};
 use mm::{FileId, RegionId};
 use std::rc::Rc;
 
@@ -33,17 +33,21 @@ pub enum Phase {
         /// Stores rather than loads.
         write: bool,
     },
-    /// `ops` accesses to pages drawn from `sampler`.
+    /// `ops` accesses to pages drawn from `sampler`, times `stride`.
     Random {
         /// What to touch.
         target: Target,
         /// Page popularity (shared by the threads of a workload).
         sampler: Rc<Sampler>,
+        /// Multiplier from sampled index to page (1 = every page; 512 = one page per PTE table).
+        stride: u32,
         /// Number of accesses.
         ops: u64,
         /// Stores rather than loads.
         write: bool,
     },
+    /// One write to `/sys/kernel/debug/lru_gen`.
+    LruGen(LruGenWrite),
 }
 
 /// A thread that runs its phases in order.
@@ -88,10 +92,15 @@ impl Program for PhaseProgram {
                         return Step::Access(access(target, page, write));
                     }
                 }
-                Phase::Random { target, sampler, ops, write } => {
+                &Phase::LruGen(w) => {
+                    self.current += 1;
+                    self.pos = 0;
+                    return Step::LruGen(w);
+                }
+                Phase::Random { target, sampler, stride, ops, write } => {
                     if self.pos < *ops {
                         self.pos += 1;
-                        let page = sampler.sample(&mut self.rng);
+                        let page = sampler.sample(&mut self.rng) * stride;
                         return Step::Access(access(*target, page, *write));
                     }
                 }

@@ -6,6 +6,7 @@
 //! own figures and the direction the change is expected to move it; the table
 //! says for every metric whether our run agrees.
 
+mod seed002;
 mod table;
 
 use crate::runner;
@@ -120,7 +121,11 @@ pub struct Entry {
 }
 
 /// Every reproduction.
-pub const ENTRIES: &[Entry] = &[];
+pub const ENTRIES: &[Entry] = &[Entry {
+    name: "seed-002",
+    about: "multi-gen LRU: less kswapd CPU, PSI full, direct-reclaim p99 and refaults on a tabs workload",
+    run: seed002::run,
+}];
 
 /// Runs one variant and returns its report.
 pub fn run_variant(v: &Variant, rng_seed: u64) -> Result<RunReport> {
