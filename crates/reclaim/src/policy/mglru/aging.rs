@@ -186,19 +186,23 @@ impl Mglru {
     }
 
     /// `inc_min_seq()`: retire the oldest generation of `ty`, moving its pages up.
+    ///
+    /// Simplification S-MG4: when anon cannot be swapped the kernel leaves its
+    /// oldest pages where they are (their generation numbers then alias younger
+    /// ones); here they are carried up one generation like the others, without
+    /// charging the work, so every page stays inside its type's window.
     fn inc_min_seq(&mut self, mm: &mut Mm, ty: usize, can_swap: bool, work: &mut ReclaimWork) {
-        if !(ty == ANON && !can_swap) {
-            let old_gen = gen_from_seq(self.lrugen.min_seq[ty]);
-            while let Some(pfn) = self.lrugen.list(old_gen, ty).tail() {
-                let f = &mm.frames[pfn];
-                if self.refs.rework && !self.refs.fully_referenced(f) && folio_gen(f) == Some(old_gen) {
-                    let tier = self.refs.tier(f);
-                    self.pid.protected[ty][tier] += 1;
-                }
-                self.folio_inc_gen(&mut mm.frames, pfn, false);
-                self.lrugen.relink(&mut mm.frames, pfn, true);
-                work.pages_sorted += 1;
+        let charged = !(ty == ANON && !can_swap);
+        let old_gen = gen_from_seq(self.lrugen.min_seq[ty]);
+        while let Some(pfn) = self.lrugen.list(old_gen, ty).tail() {
+            let f = &mm.frames[pfn];
+            if charged && self.refs.rework && !self.refs.fully_referenced(f) && folio_gen(f) == Some(old_gen) {
+                let tier = self.refs.tier(f);
+                self.pid.protected[ty][tier] += 1;
             }
+            self.folio_inc_gen(&mut mm.frames, pfn, false);
+            self.lrugen.relink(&mut mm.frames, pfn, true);
+            work.pages_sorted += charged as u64;
         }
         self.pid.fold(ty);
         self.lrugen.min_seq[ty] += 1;

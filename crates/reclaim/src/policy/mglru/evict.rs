@@ -58,7 +58,11 @@ impl Mglru {
         if !f.flags.has(PageFlags::REFERENCED) {
             self.refs.clear(f);
         }
-        f.flags.clear(PageFlags::RECLAIM | PageFlags::REFERENCED);
+        f.flags.clear(PageFlags::RECLAIM);
+        // v6.1 consumed PG_referenced here; v6.14 keeps it for shrink_folio_list.
+        if !self.refs.rework {
+            f.flags.clear(PageFlags::REFERENCED);
+        }
         self.lrugen.del(&mut mm.frames, pfn);
         self.scratch.push(pfn);
     }
@@ -215,6 +219,12 @@ impl FolioHooks for Mglru {
     /// every young mapping. v6.1: look-around marks the isolated page referenced,
     /// so any young PTE activates it. v6.14: `set_refs` decides keep or activate.
     fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> References {
+        // folio_update_gen() found it young while it was isolated (look-around
+        // from a neighbour): keep it. The kernel tests the mapcount; the
+        // simulator looks at the mappings without charging a walk.
+        if mm.frames[pfn].flags.has(PageFlags::REFERENCED) && rmap::folio_mapped(mm, pfn) {
+            return References::Keep;
+        }
         let mut young_at = std::mem::take(&mut self.young_at);
         young_at.clear();
         let r = rmap::folio_referenced_at(mm, pfn, |m| young_at.push(m));

@@ -6,8 +6,7 @@
 //! the aging promotes a page: as in the kernel, the aging only rewrites the
 //! generation number and the size counters, and the eviction moves the page
 //! to its list later (`sort_folio`). Invariant, per type t:
-//! `min_seq[t] <= seq(linked list) <= seq(logical gen) <= max_seq` (for anon only
-//! while anon can be swapped).
+//! `min_seq[t] <= seq(linked list) <= seq(logical gen) <= max_seq`.
 
 use mm::{Frame, FrameTable, LruList, Mm, PageFlags, Pfn};
 
@@ -197,9 +196,7 @@ impl LruGen {
                     let g = folio_gen(f).expect("listed page without a generation");
                     let link_seq = self.seq_of(gen, ty).unwrap_or_else(|| panic!("pfn {pfn} linked on gen {gen} outside [{}, {}]", self.min_seq[ty], self.max_seq));
                     let seq = self.seq_of(g, ty).unwrap_or_else(|| panic!("pfn {pfn} in gen {g} outside [{}, {}]", self.min_seq[ty], self.max_seq));
-                    // Without swap, `inc_min_seq` advances anon's min_seq without
-                    // moving its pages (as the kernel does), so only file keeps the order.
-                    assert!(ty == ANON || link_seq <= seq, "pfn {pfn}: linked on seq {link_seq} but belongs to older seq {seq}");
+                    assert!(link_seq <= seq, "pfn {pfn}: linked on seq {link_seq} but belongs to older seq {seq}");
                     logical[g][ty] += 1;
                     linked += 1;
                 }
