@@ -48,7 +48,7 @@ fn fmt_ns(ns: u64) -> String {
     }
 }
 
-/// `run`'s text output: counters (unless `counters` is false), then a summary.
+/// `run`'s text output: the counters (unless `counters` is false), then a summary.
 pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
     if counters {
         for (name, v) in &r.vmstat {
@@ -65,14 +65,13 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
         r.events
     );
     println!("# kswapd CPU         {:.3} s", r.kswapd_cpu_ns as f64 / 1e9);
-    let dl = &r.direct_reclaim_latency_ns;
     println!(
         "# direct reclaim     {:.3} s in {} calls (p50 {}, p99 {}, max {})",
         r.direct_reclaim_ns as f64 / 1e9,
         r.direct_reclaims,
-        fmt_ns(dl[0].1),
-        fmt_ns(dl[2].1),
-        fmt_ns(dl[4].1)
+        fmt_ns(r.direct_reclaim_latency(50.0)),
+        fmt_ns(r.direct_reclaim_latency(99.0)),
+        fmt_ns(r.direct_reclaim_latency(100.0))
     );
     let steal = |n| r.get(n).unwrap_or(0);
     let (scan, stolen) = (steal("pgscan_kswapd") + steal("pgscan_direct"), steal("pgsteal_kswapd") + steal("pgsteal_direct"));
@@ -86,19 +85,21 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
     for wr in &r.lru_gen_writes {
         println!("# lru_gen write      {wr}");
     }
-    println!("# {:<20} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9}", "thread", "ops", "ops/s", "p50", "p90", "p99", "max");
+    let (ra, ra_hit) = (r.get("swap_ra").unwrap_or(0), r.get("swap_ra_hit").unwrap_or(0));
+    if ra > 0 {
+        println!("# swap readahead     {ra} pages read ahead, {ra_hit} hit ({:.2}%)", ra_hit as f64 * 100.0 / ra as f64);
+    }
+    let mut header = format!("# {:<20} {:>12} {:>12}", "thread", "ops", "ops/s");
+    for p in &engine::report::LATENCY_PERCENTILES {
+        header += &format!(" {:>8}", if *p >= 100.0 { "max".to_string() } else { format!("p{p}") });
+    }
+    println!("{header}");
     for t in &r.threads {
-        let l = &t.latency_ns;
-        println!(
-            "# {:<20} {:>12} {:>12.0} {:>9} {:>9} {:>9} {:>9}",
-            t.name,
-            t.ops,
-            t.ops_per_sec(),
-            fmt_ns(l[0].1),
-            fmt_ns(l[1].1),
-            fmt_ns(l[2].1),
-            fmt_ns(l[4].1)
-        );
+        let mut line = format!("# {:<20} {:>12} {:>12.0}", t.name, t.ops, t.ops_per_sec());
+        for (_, v) in &t.latency_ns {
+            line += &format!(" {:>8}", fmt_ns(*v));
+        }
+        println!("{line}");
     }
 }
 

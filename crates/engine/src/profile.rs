@@ -15,6 +15,20 @@ pub struct Profile {
 /// All profiles, oldest first.
 pub const PROFILES: &[Profile] = &[
     Profile {
+        name: "v4.6",
+        summary: "seed 000's own baseline (2016): rotation balance, file active:inactive 1:1, cache trimmed while inactive file is not low",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "rotation"),
+            ("cache_challenges_anon", "0"),
+            ("anon_start_inactive", "0"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "0"),
+            ("file_ratio_1to1", "1"),
+            ("refaults_deactivate", "0"),
+        ],
+    },
+    Profile {
         name: "v5.7",
         summary: "before seeds 000 and 004: rotation-based anon/file balance, new anon pages start active",
         settings: &[
@@ -24,6 +38,8 @@ pub const PROFILES: &[Profile] = &[
             ("anon_start_inactive", "0"),
             ("anon_ratio_1to1", "0"),
             ("anon_workingset", "0"),
+            ("file_ratio_1to1", "0"),
+            ("refaults_deactivate", "1"),
         ],
     },
     Profile {
@@ -36,6 +52,8 @@ pub const PROFILES: &[Profile] = &[
             ("anon_start_inactive", "0"),
             ("anon_ratio_1to1", "0"),
             ("anon_workingset", "0"),
+            ("file_ratio_1to1", "0"),
+            ("refaults_deactivate", "1"),
         ],
     },
     Profile {
@@ -48,6 +66,8 @@ pub const PROFILES: &[Profile] = &[
             ("anon_start_inactive", "1"),
             ("anon_ratio_1to1", "1"),
             ("anon_workingset", "0"),
+            ("file_ratio_1to1", "0"),
+            ("refaults_deactivate", "1"),
         ],
     },
     Profile {
@@ -60,6 +80,8 @@ pub const PROFILES: &[Profile] = &[
             ("anon_start_inactive", "1"),
             ("anon_ratio_1to1", "0"),
             ("anon_workingset", "1"),
+            ("file_ratio_1to1", "0"),
+            ("refaults_deactivate", "1"),
         ],
     },
     Profile {
@@ -98,6 +120,8 @@ pub const PROFILES: &[Profile] = &[
             ("anon_start_inactive", "1"),
             ("anon_ratio_1to1", "0"),
             ("anon_workingset", "1"),
+            ("file_ratio_1to1", "0"),
+            ("refaults_deactivate", "1"),
         ],
     },
 ];

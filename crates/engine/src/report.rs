@@ -4,6 +4,9 @@ use crate::psi::PsiMemory;
 use crate::Nanos;
 use reclaim::ReclaimWork;
 
+/// The latency percentiles reported per thread (100 = max), seed 001's table and beyond.
+pub const LATENCY_PERCENTILES: [f64; 9] = [50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.9, 100.0];
+
 /// Per-thread results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThreadReport {
@@ -15,8 +18,8 @@ pub struct ThreadReport {
     pub end_ns: Nanos,
     /// Time stalled in direct reclaim and reclaim throttling.
     pub reclaim_stall_ns: Nanos,
-    /// Operation latency percentiles (p50, p90, p99, p99.9, max), ns.
-    pub latency_ns: [(f64, u64); 5],
+    /// Operation latency at each of [`LATENCY_PERCENTILES`], ns.
+    pub latency_ns: [(f64, u64); 9],
     /// Mean operation latency, ns.
     pub latency_mean_ns: f64,
 }
@@ -55,8 +58,8 @@ pub struct RunReport {
     pub direct_work: ReclaimWork,
     /// Direct reclaim invocations (`try_to_free_pages` calls).
     pub direct_reclaims: u64,
-    /// Latency of one direct reclaim invocation: p50, p90, p99, p99.9, max, ns.
-    pub direct_reclaim_latency_ns: [(f64, u64); 5],
+    /// Latency of one direct reclaim invocation at each of [`LATENCY_PERCENTILES`], ns.
+    pub direct_reclaim_latency_ns: [(f64, u64); 9],
     /// `/proc/pressure/memory` over the run.
     pub psi: PsiMemory,
     /// The `lru_gen` debugfs listing at the end (MGLRU only).
@@ -66,6 +69,11 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// Direct reclaim latency at percentile `p` (one of [`LATENCY_PERCENTILES`]), ns.
+    pub fn direct_reclaim_latency(&self, p: f64) -> u64 {
+        self.direct_reclaim_latency_ns.iter().find(|(q, _)| *q == p).map_or(0, |&(_, v)| v)
+    }
+
     /// The value of a counter or gauge by its `/proc/vmstat` name.
     pub fn get(&self, name: &str) -> Option<u64> {
         self.vmstat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)

@@ -42,6 +42,13 @@ pub struct ReclaimConfig {
     pub anon_ratio_1to1: bool,
     /// `anon_workingset` (v5.9): shadow entries in the swap cache, refault detection for anon.
     pub anon_workingset: bool,
+    /// `file_ratio_1to1` (before Rik van Riel's "reduce size of inactive file list",
+    /// 2016): the file active:inactive target is 1:1 instead of `sqrt(10 * GB)`.
+    pub file_ratio_1to1: bool,
+    /// `refaults_deactivate` (v4.20, moved to the reclaim root in v5.5): new file
+    /// workingset activations allow deactivating the active file list and end cache
+    /// trim mode. Without it only the inactive:active ratio decides.
+    pub refaults_deactivate: bool,
     /// Multi-gen LRU knobs (used when `lru=mglru`).
     pub lru_gen: LruGenConfig,
 }
@@ -78,6 +85,8 @@ impl Default for ReclaimConfig {
             anon_start_inactive: true,
             anon_ratio_1to1: false,
             anon_workingset: true,
+            file_ratio_1to1: false,
+            refaults_deactivate: true,
             lru_gen: LruGenConfig::default(),
         }
     }

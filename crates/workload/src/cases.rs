@@ -63,10 +63,10 @@ pub(crate) fn build_pagecache_heavy(c: &mut Ctx) -> Result<(), SpecError> {
     let uniform = Rc::new(Sampler::Uniform(anon));
     c.spawn(3, |t| match t {
         0 => vec![sweep(ts, 0, stream, passes, false)],
-        1 => vec![Phase::Random { target: tr, sampler: zipf.clone(), stride: 1, ops, write: false }],
+        1 => vec![Phase::Random { target: tr, sampler: zipf.clone(), stride: 1, ops, write: false, think_ns: 0 }],
         _ => {
             let mut ph = fill_share(ta, anon, 1, 0);
-            ph.push(Phase::Random { target: ta, sampler: uniform.clone(), stride: 1, ops, write: false });
+            ph.push(Phase::Random { target: ta, sampler: uniform.clone(), stride: 1, ops, write: false, think_ns: 0 });
             ph
         }
     })
@@ -87,7 +87,7 @@ pub(crate) fn build_shared_anon(c: &mut Ctx) -> Result<(), SpecError> {
     let maps: Vec<_> = (0..procs).map(|_| c.builder.map_file(file, 0, pages, false)).collect();
     // Every process touches the same pages (offsets multiple of `stride`), uniformly.
     let sampler = Rc::new(Sampler::Uniform(pages.div_ceil(stride)));
-    c.spawn(procs, |t| vec![Phase::Random { target: Target::Mem(maps[t as usize]), sampler: sampler.clone(), stride, ops, write: false }])
+    c.spawn(procs, |t| vec![Phase::Random { target: Target::Mem(maps[t as usize]), sampler: sampler.clone(), stride, ops, write: false, think_ns: 0 }])
 }
 
 /// `lru-gen`: `count` writes of `cmds`, from `start_ms` every `every_ms`.
