@@ -306,3 +306,28 @@ fn debugfs_commands_check_their_sequence_numbers() {
     assert_eq!(w.p.lru_gen_write(&mut w.mm, "- 0 0 2", &mut sc, ENV), Ok(()));
     assert_eq!(w.p.lru_gen_write(&mut w.mm, "x 0 0 2", &mut sc, ENV), Err("EINVAL"));
 }
+
+#[test]
+fn min_ttl_protects_a_young_oldest_generation() {
+    let mut w = world(64, 16, 60, false);
+    w.p = Mglru::new(ReclaimConfig { lru_gen: LruGenConfig { min_ttl_ms: 1000, ..LruGenConfig::default() }, ..ReclaimConfig::default() });
+    for i in 0..8 {
+        w.fault_anon(i);
+    }
+    // Everything is in seq 3: an eviction attempt skips the empty seqs 0 and 1,
+    // leaving two generations, so the aging is needed.
+    let mut sc = w.sc(Reclaimer::Kswapd);
+    assert_eq!(w.p.evict(&mut w.mm, &mut sc, ENV, 60), 0);
+    assert_eq!(w.p.lrugen().min_seq, [2, 2]);
+    // The oldest file generation (seq 2, born at 0) is younger than min_ttl at
+    // 500 ms: kswapd does not age (the kernel would invoke the OOM killer).
+    sc.now_ns = 500_000_000;
+    w.p.age_node(&mut w.mm, &mut sc);
+    assert_eq!(w.p.lrugen().max_seq, 3);
+    assert!(w.p.lru_gen_dump(sc.now_ns).unwrap().contains("min_ttl OOM invocations 1"));
+    // At 1.5 s and the default priority it is old enough: the aging runs.
+    sc.now_ns = 1_500_000_000;
+    sc.priority = 12;
+    w.p.age_node(&mut w.mm, &mut sc);
+    assert_eq!(w.p.lrugen().max_seq, 4);
+}
