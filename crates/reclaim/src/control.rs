@@ -1,6 +1,6 @@
 //! `struct scan_control`: what one reclaim invocation wants and what it did.
 
-use mm::Pfn;
+use mm::{Pfn, VmEvent};
 
 /// Who is reclaiming; picks the `*_kswapd` or `*_direct` counter variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -9,6 +9,24 @@ pub enum Reclaimer {
     Kswapd,
     /// An allocating task in direct reclaim.
     Direct,
+}
+
+impl Reclaimer {
+    /// `pgscan_kswapd` or `pgscan_direct`.
+    pub fn pgscan(self) -> VmEvent {
+        match self {
+            Reclaimer::Kswapd => VmEvent::PgscanKswapd,
+            Reclaimer::Direct => VmEvent::PgscanDirect,
+        }
+    }
+
+    /// `pgsteal_kswapd` or `pgsteal_direct`.
+    pub fn pgsteal(self) -> VmEvent {
+        match self {
+            Reclaimer::Kswapd => VmEvent::PgstealKswapd,
+            Reclaimer::Direct => VmEvent::PgstealDirect,
+        }
+    }
 }
 
 /// Work done by reclaim, counted so the engine can charge CPU time for it.

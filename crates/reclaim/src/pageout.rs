@@ -60,6 +60,24 @@ pub struct FolioStat {
     pub nr_unmap_fail: u64,
 }
 
+impl FolioStat {
+    /// Adds this call's writeback classification to the pass totals (`sc->nr`).
+    pub fn add_to(&self, nr: &mut crate::control::PassStat) {
+        nr.dirty += self.nr_dirty;
+        nr.congested += self.nr_congested;
+        nr.unqueued_dirty += self.nr_unqueued_dirty;
+        nr.writeback += self.nr_writeback;
+        nr.immediate += self.nr_immediate;
+    }
+}
+
+/// Counts `nr` pages reclaimed by `sc`'s reclaimer from type `anon`
+/// (`pgsteal_kswapd|direct`, `pgsteal_anon|file`).
+pub fn count_steal(mm: &mut Mm, sc: &ScanControl, anon: bool, nr: u64) {
+    mm.stat.count(sc.reclaimer.pgsteal(), nr);
+    mm.stat.count(if anon { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr);
+}
+
 /// How the caller's environment affects the pipeline.
 #[derive(Clone, Copy, Debug)]
 pub struct PageoutEnv {

@@ -319,13 +319,7 @@ impl Classic {
     fn shrink_inactive_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl, env: PageoutEnv) -> u64 {
         let nr_scanned = self.isolate(mm, ty * 2, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
-        mm.stat.count(
-            match sc.reclaimer {
-                Reclaimer::Kswapd => VmEvent::PgscanKswapd,
-                Reclaimer::Direct => VmEvent::PgscanDirect,
-            },
-            nr_scanned,
-        );
+        mm.stat.count(sc.reclaimer.pgscan(), nr_scanned);
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, nr_scanned);
         self.note_scanned(ty, nr_taken, 0);
         if nr_taken == 0 {
@@ -337,14 +331,7 @@ impl Classic {
         self.putback(mm, &list);
         list.clear();
         self.scratch = list;
-        mm.stat.count(
-            match sc.reclaimer {
-                Reclaimer::Kswapd => VmEvent::PgstealKswapd,
-                Reclaimer::Direct => VmEvent::PgstealDirect,
-            },
-            nr_reclaimed,
-        );
-        mm.stat.count(if ty == ANON { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr_reclaimed);
+        pageout::count_steal(mm, sc, ty == ANON, nr_reclaimed);
         match self.cfg.balance {
             Balance::Rotation => {
                 self.recent_rotated[ANON] += stat.nr_activate[ANON];
@@ -353,12 +340,8 @@ impl Classic {
             Balance::RefaultCost => self.note_cost(ty, stat.nr_pageout, 0),
             Balance::WeightedCost => self.note_cost(ty, stat.nr_pageout, nr_scanned - nr_reclaimed),
         }
+        stat.add_to(&mut sc.nr);
         let nr = &mut sc.nr;
-        nr.dirty += stat.nr_dirty;
-        nr.congested += stat.nr_congested;
-        nr.unqueued_dirty += stat.nr_unqueued_dirty;
-        nr.writeback += stat.nr_writeback;
-        nr.immediate += stat.nr_immediate;
         nr.taken += nr_taken;
         if ty == FILE {
             nr.file_taken += nr_taken;

@@ -49,13 +49,20 @@ pub struct MmStats {
     pub nonleaf_added: u64,
 }
 
-/// Moves a young page's dirty PTE bit into `PG_dirty` (not for anon pages
-/// without a swap slot, which are dirty by nature).
-fn transfer_dirty(frames: &mut FrameTable, pfn: Pfn, pte: Pte) {
+/// A young PTE the walk or look-around may use (`get_pte_pfn` + `get_pfn_folio`):
+/// clears its accessed bit, moves its dirty bit into `PG_dirty` (not for anon
+/// pages without a swap slot, dirty by nature) and returns the page.
+fn take_young(pte: &mut Pte, frames: &mut FrameTable, can_swap: bool) -> Option<Pfn> {
+    let pfn = pte.pfn()?;
+    if !pte.young() || (!can_swap && frames[pfn].is_anon()) {
+        return None;
+    }
+    pte.test_clear_young();
     let f = &mut frames[pfn];
     if pte.dirty() && !(f.is_anon() && !f.flags.has(PageFlags::SWAPCACHE)) {
         f.flags.set(PageFlags::DIRTY);
     }
+    Some(pfn)
 }
 
 impl Mglru {
@@ -151,15 +158,8 @@ impl Mglru {
             let (s, e) = (c * PTRS_PER_PTE, ((c + 1) * PTRS_PER_PTE).min(n));
             let mut young = 0;
             for i in s..e {
-                let pte = &mut region.ptes[i as usize];
-                let Some(pfn) = pte.pfn() else { continue };
-                if !pte.young() || (!can_swap && frames[pfn].is_anon()) {
-                    continue;
-                }
-                let old = *pte;
-                pte.test_clear_young();
+                let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, can_swap) else { continue };
                 young += 1;
-                transfer_dirty(frames, pfn, old);
                 self.update_gen(frames, pfn, new_gen);
             }
             let total = e - s;
@@ -233,15 +233,8 @@ impl Mglru {
         // The PTE that brought us here was young (the rmap cleared it).
         let mut young = 1;
         for i in start..end {
-            let pte = &mut region.ptes[i as usize];
-            let Some(pfn) = pte.pfn() else { continue };
-            if !pte.young() || (!can_swap && frames[pfn].is_anon()) {
-                continue;
-            }
-            let old = *pte;
-            pte.test_clear_young();
+            let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, can_swap) else { continue };
             young += 1;
-            transfer_dirty(frames, pfn, old);
             if walk {
                 self.update_gen(frames, pfn, new_gen);
                 continue;

@@ -88,10 +88,7 @@ impl Mglru {
                 break;
             }
         }
-        let item = match sc.reclaimer {
-            Reclaimer::Kswapd => VmEvent::PgscanKswapd,
-            Reclaimer::Direct => VmEvent::PgscanDirect,
-        };
+        let item = sc.reclaimer.pgscan();
         mm.stat.count(item, isolated);
         mm.stat.count(VmEvent::Pgrefill, sorted);
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, isolated);
@@ -196,20 +193,8 @@ impl Mglru {
         }
         list.clear();
         self.scratch = list;
-        mm.stat.count(
-            match sc.reclaimer {
-                Reclaimer::Kswapd => VmEvent::PgstealKswapd,
-                Reclaimer::Direct => VmEvent::PgstealDirect,
-            },
-            reclaimed,
-        );
-        mm.stat.count(if ty == ANON { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, reclaimed);
-        let nr = &mut sc.nr;
-        nr.dirty += stat.nr_dirty;
-        nr.congested += stat.nr_congested;
-        nr.unqueued_dirty += stat.nr_unqueued_dirty;
-        nr.writeback += stat.nr_writeback;
-        nr.immediate += stat.nr_immediate;
+        pageout::count_steal(mm, sc, ty == ANON, reclaimed);
+        stat.add_to(&mut sc.nr);
         scanned
     }
 }

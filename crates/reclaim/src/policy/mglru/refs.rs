@@ -110,21 +110,22 @@ impl Refs {
 mod tests {
     use super::*;
 
-    fn frame() -> Frame {
+    /// The tier after 0..=6 accesses through a file descriptor, and the final page.
+    fn tiers_by_accesses(r: Refs) -> (Vec<usize>, Frame) {
         let mut t = mm::FrameTable::new(1);
         let p = t.alloc(mm::Owner::file(mm::FileId(0)), 0, 0).unwrap();
-        t[p]
-    }
-
-    #[test]
-    fn v61_tiers_by_access_count() {
-        let r = Refs { rework: false };
-        let mut f = frame();
+        let mut f = t[p];
         let mut tiers = vec![r.tier(&f)];
         for _ in 0..6 {
             r.inc(&mut f);
             tiers.push(r.tier(&f));
         }
+        (tiers, f)
+    }
+
+    #[test]
+    fn v61_tiers_by_access_count() {
+        let (tiers, _) = tiers_by_accesses(Refs { rework: false });
         // accesses: 0,1 -> tier 0; 2 (ws) -> refs 1 -> tier 1; 3,4 -> refs 2,3 -> tier 2; 5+ -> refs 4 -> tier 3.
         assert_eq!(tiers, vec![0, 0, 1, 2, 2, 3, 3]);
     }
@@ -132,12 +133,7 @@ mod tests {
     #[test]
     fn v614_tiers_by_access_count() {
         let r = Refs { rework: true };
-        let mut f = frame();
-        let mut tiers = vec![r.tier(&f)];
-        for _ in 0..6 {
-            r.inc(&mut f);
-            tiers.push(r.tier(&f));
-        }
+        let (tiers, f) = tiers_by_accesses(r);
         // refs 0,1 -> 0; 2 -> 1; 3,4 -> 2; then PG_workingset -> 3.
         assert_eq!(tiers, vec![0, 0, 1, 2, 2, 3, 3]);
         assert!(r.fully_referenced(&f));
