@@ -98,7 +98,7 @@ impl TabsProgram {
 
     fn start_visit(&mut self) {
         self.visits_done += 1;
-        if self.p.churn_every > 0 && self.visits_done % self.p.churn_every == 0 {
+        if self.p.churn_every > 0 && self.visits_done.is_multiple_of(self.p.churn_every) {
             // Close the least popular tab; a new one opens in its place, on top.
             let closed = self.rank.pop().expect("at least one tab");
             self.rank.insert(0, closed);

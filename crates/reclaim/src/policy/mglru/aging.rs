@@ -59,7 +59,7 @@ fn take_young(pte: &mut Pte, frames: &mut FrameTable, can_swap: bool) -> Option<
     }
     pte.test_clear_young();
     let f = &mut frames[pfn];
-    if pte.dirty() && !(f.is_anon() && !f.flags.has(PageFlags::SWAPCACHE)) {
+    if pte.dirty() && (!f.is_anon() || f.flags.has(PageFlags::SWAPCACHE)) {
         f.flags.set(PageFlags::DIRTY);
     }
     Some(pfn)
@@ -192,7 +192,7 @@ impl Mglru {
     /// ones); here they are carried up one generation like the others, without
     /// charging the work, so every page stays inside its type's window.
     fn inc_min_seq(&mut self, mm: &mut Mm, ty: usize, can_swap: bool, work: &mut ReclaimWork) {
-        let charged = !(ty == ANON && !can_swap);
+        let charged = ty != ANON || can_swap;
         let old_gen = gen_from_seq(self.lrugen.min_seq[ty]);
         while let Some(pfn) = self.lrugen.list(old_gen, ty).tail() {
             let f = &mm.frames[pfn];

@@ -152,10 +152,10 @@ impl Mglru {
             min_seq[FILE] = min_seq[ANON].max(self.lrugen.min_seq[FILE]);
         }
         let mut success = false;
-        for ty in first..2 {
-            if min_seq[ty] != self.lrugen.min_seq[ty] {
+        for (ty, &seq) in min_seq.iter().enumerate().skip(first) {
+            if seq != self.lrugen.min_seq[ty] {
                 self.pid.fold(ty);
-                self.lrugen.min_seq[ty] = min_seq[ty];
+                self.lrugen.min_seq[ty] = seq;
                 success = true;
             }
         }
