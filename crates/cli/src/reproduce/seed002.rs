@@ -103,7 +103,7 @@ fn shared(args: &ReproduceArgs) -> Result<Table> {
     let v = variants(&[w.to_string()], &[mem, "swap=zram:512M", "fs=nvme"]);
     let r = run_variants(&v, args.rng_seed)?;
     Ok(Table {
-        title: format!("shared-anon ({w}), {mem}: many processes, sparse offsets (one PTE per table)"),
+        title: format!("shared-anon ({w}), {mem}: many processes, sparse offsets (8 of 512 PTEs per table)"),
         variants: v.iter().map(|v| v.label.clone()).collect(),
         metrics: vec![
             metric("kswapd CPU s", [None, None], per(&r, kswapd_s), Expect::Same(0.25)),
