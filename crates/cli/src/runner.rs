@@ -46,6 +46,9 @@ pub struct RunArgs {
     /// Check every invariant at the end of the run (O(memory)).
     #[arg(long)]
     pub paranoid: bool,
+    /// Print the /sys/kernel/debug/lru_gen listing at the end (lru=mglru).
+    #[arg(long)]
+    pub lru_gen_dump: bool,
 }
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
@@ -85,6 +88,21 @@ pub fn result_json(p_config: &Config, workloads: &[WorkloadSpec], seed: u64, r: 
     let settings: Map<String, Value> = p_config.resolved().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
     let vmstat: Map<String, Value> = r.vmstat.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
     let memcg: Map<String, Value> = r.memcg.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+    let work = |w: &reclaim::ReclaimWork| {
+        json!({
+            "pages_scanned": w.pages_scanned,
+            "pages_sorted": w.pages_sorted,
+            "pages_freed": w.pages_freed,
+            "pages_written": w.pages_written,
+            "rmap_walks": w.rmap_walks,
+            "rmap_ptes": w.rmap_ptes,
+            "walk_mms": w.walk_mms,
+            "walk_pmds": w.walk_pmds,
+            "walk_ptes": w.walk_ptes,
+        })
+    };
+    let psi_line = |l: &engine::PsiLine| json!({ "avg": l.avg, "total_us": l.total_ns / 1000 });
+    let dlat: Map<String, Value> = r.direct_reclaim_latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect();
     let threads: Vec<Value> = r
         .threads
         .iter()
@@ -115,7 +133,12 @@ pub fn result_json(p_config: &Config, workloads: &[WorkloadSpec], seed: u64, r: 
         "reclaim": {
             "kswapd_cpu_ns": r.kswapd_cpu_ns,
             "direct_reclaim_ns": r.direct_reclaim_ns,
+            "direct_reclaims": r.direct_reclaims,
+            "direct_reclaim_latency_ns": dlat,
+            "work": { "kswapd": work(&r.kswapd_work), "direct": work(&r.direct_work) },
+            "lru_gen_writes": r.lru_gen_writes,
         },
+        "psi": { "memory": { "some": psi_line(&r.psi.some), "full": psi_line(&r.psi.full) } },
         "sim": {
             "virtual_ns": r.virtual_ns,
             "events": r.events,
@@ -168,6 +191,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     let (config, workloads, seed) = (p.config.clone(), p.workloads.clone(), p.seed);
     let (report, wall) = execute(p, args.paranoid)?;
     crate::output::print_report(&report, wall, !args.quiet);
+    if args.lru_gen_dump {
+        match &report.lru_gen_dump {
+            Some(d) => print!("{d}"),
+            None => println!("lru_gen: not available with lru={}", config.lru),
+        }
+    }
     if let Some(path) = &args.json {
         write_json_atomic(path, &result_json(&config, &workloads, seed, &report, wall))?;
     }

@@ -15,13 +15,15 @@ pub mod device;
 pub mod memcg;
 pub mod profile;
 pub mod program;
+pub mod psi;
 pub mod report;
 pub mod sim;
 pub mod swap_ra;
 
 pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};
-pub use program::{Access, Program, Step};
+pub use program::{Access, LruGenWrite, Program, Step};
+pub use psi::{PsiLine, PsiMemory};
 pub use report::{RunReport, ThreadReport};
 pub use sim::{Progress, SimBuilder, SimError, Sim};
 

@@ -85,6 +85,32 @@ pub const PROFILES: &[Profile] = &[
         ],
     },
     Profile {
+        name: "v6.1-classic",
+        summary: "seed 002 baseline: v6.1 with lru_gen off (classic two-list LRU, refault-cost balance)",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "refault-cost"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "1"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "1"),
+        ],
+    },
+    Profile {
+        name: "v6.1-mglru",
+        summary: "seed 002: v6.1 with lru_gen on (multi-gen LRU, enabled=0x0007)",
+        settings: &[
+            ("lru", "mglru"),
+            ("lru_balance", "refault-cost"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "1"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "1"),
+            ("lru_gen.enabled", "0x0007"),
+            ("mglru_rework", "0"),
+        ],
+    },
+    Profile {
         name: "v6.2",
         summary: "rotations as a secondary cost factor: IO x 32 + rotations (0538a82c39e9); classic LRU",
         settings: &[

@@ -25,6 +25,10 @@ pub enum Access {
     },
 }
 
+/// A registered `/sys/kernel/debug/lru_gen` write (see `SimBuilder::add_lru_gen_write`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LruGenWrite(pub u32);
+
 /// The next thing a thread does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -32,6 +36,9 @@ pub enum Step {
     Access(Access),
     /// Compute or sleep for this many nanoseconds without touching memory.
     Think(u64),
+    /// Write `+`/`-` commands to `lru_gen` (aging and eviction requests); the
+    /// thread is charged the reclaim work's CPU time. Without MGLRU the write fails.
+    LruGen(LruGenWrite),
     /// The thread has finished.
     Done,
 }

@@ -1,6 +1,8 @@
 //! What a run reports: counters, gauges, per-thread results, engine statistics.
 
+use crate::psi::PsiMemory;
 use crate::Nanos;
+use reclaim::ReclaimWork;
 
 /// The latency percentiles reported per thread (100 = max), seed 001's table and beyond.
 pub const LATENCY_PERCENTILES: [f64; 9] = [50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.9, 100.0];
@@ -52,9 +54,28 @@ pub struct RunReport {
     pub kswapd_cpu_ns: Nanos,
     /// CPU time threads spent in direct reclaim.
     pub direct_reclaim_ns: Nanos,
+    /// Work kswapd did (rmap walks, PTEs, pages), behind `kswapd_cpu_ns`.
+    pub kswapd_work: ReclaimWork,
+    /// Work direct reclaimers did, behind `direct_reclaim_ns`.
+    pub direct_work: ReclaimWork,
+    /// Direct reclaim invocations (`try_to_free_pages` calls).
+    pub direct_reclaims: u64,
+    /// Latency of one direct reclaim invocation at each of [`LATENCY_PERCENTILES`], ns.
+    pub direct_reclaim_latency_ns: [(f64, u64); 9],
+    /// `/proc/pressure/memory` over the run.
+    pub psi: PsiMemory,
+    /// The `lru_gen` debugfs listing at the end (MGLRU only).
+    pub lru_gen_dump: Option<String>,
+    /// `lru_gen` writes issued by programs, with time and outcome.
+    pub lru_gen_writes: Vec<String>,
 }
 
 impl RunReport {
+    /// Direct reclaim latency at percentile `p` (one of [`LATENCY_PERCENTILES`]), ns.
+    pub fn direct_reclaim_latency(&self, p: f64) -> u64 {
+        self.direct_reclaim_latency_ns.iter().find(|(q, _)| *q == p).map_or(0, |&(_, v)| v)
+    }
+
     /// The value of a counter or gauge by its `/proc/vmstat` name.
     pub fn get(&self, name: &str) -> Option<u64> {
         self.vmstat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)

@@ -16,7 +16,8 @@
 
 use crate::config::{Config, ConfigError};
 use crate::device::Device;
-use crate::program::{Access, Program, Step};
+use crate::program::{Access, LruGenWrite, Program, Step};
+use crate::psi::Psi;
 use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
 use crate::swap_ra::{RaMode, SwapReadahead};
 use crate::{Nanos, JIFFY_NS};
@@ -144,6 +145,18 @@ struct Machine {
     queue: EventQueue,
     kswapd_cpu_ns: Nanos,
     direct_reclaim_ns: Nanos,
+    /// Reclaim work by kswapd and by direct reclaimers (for the CPU-cost breakdown).
+    kswapd_work: ReclaimWork,
+    direct_work: ReclaimWork,
+    /// Latency of each direct reclaim invocation.
+    direct_hist: Histogram<u64>,
+    /// Pressure stall accounting.
+    psi: Psi,
+    /// Memory stall of the access in progress beyond direct reclaim (workingset refault reads).
+    refault_stall_ns: Nanos,
+    /// Texts of `lru_gen` writes programs can issue, and the outcome of each write.
+    lru_gen_texts: Vec<String>,
+    lru_gen_log: Vec<String>,
     events: u64,
     /// Consecutive throttled allocation attempts without any progress.
     stalled_attempts: u32,
@@ -215,7 +228,7 @@ impl SimBuilder {
             policy.flush_group_stats(&mm);
         }
         let swap_dev = cfg.swap_kind.preset();
-        let env = PageoutEnv { sync_swap: swap_dev.sync };
+        let env = PageoutEnv { sync_swap: swap_dev.sync, now_ns: 0 };
         Ok(SimBuilder {
             m: Machine {
                 mm,
@@ -231,6 +244,13 @@ impl SimBuilder {
                 queue: EventQueue::default(),
                 kswapd_cpu_ns: 0,
                 direct_reclaim_ns: 0,
+                kswapd_work: ReclaimWork::default(),
+                direct_work: ReclaimWork::default(),
+                direct_hist: Histogram::new(3).expect("3 significant figures is valid"),
+                psi: Psi::default(),
+                refault_stall_ns: 0,
+                lru_gen_texts: Vec::new(),
+                lru_gen_log: Vec::new(),
                 events: 0,
                 stalled_attempts: 0,
                 writes_in_flight: 0,
@@ -262,9 +282,17 @@ impl SimBuilder {
         r
     }
 
+    /// Registers the text of a `/sys/kernel/debug/lru_gen` write that a program
+    /// issues with [`Step::LruGen`].
+    pub fn add_lru_gen_write(&mut self, text: impl Into<String>) -> LruGenWrite {
+        self.m.lru_gen_texts.push(text.into());
+        LruGenWrite(self.m.lru_gen_texts.len() as u32 - 1)
+    }
+
     /// Adds a workload thread.
     pub fn add_thread(&mut self, name: impl Into<String>, program: Box<dyn Program>) {
         let id = self.threads.len() as u32;
+        self.m.psi.task_start(0);
         self.threads.push(Thread {
             name: name.into(),
             program,
@@ -330,13 +358,19 @@ impl Sim {
                 None => match th.program.next() {
                     Step::Access(a) => (a, th.clock),
                     Step::Think(ns) => {
+                        m.psi.idle(th.clock, th.clock + ns);
                         th.clock += ns;
                         if th.clock > horizon {
                             break;
                         }
                         continue;
                     }
+                    Step::LruGen(w) => {
+                        th.clock += m.lru_gen_write(w, th.clock);
+                        continue;
+                    }
                     Step::Done => {
+                        m.psi.task_end(th.clock);
                         th.done = true;
                         return Ok(());
                     }
@@ -349,12 +383,15 @@ impl Sim {
                 m.events += 1;
                 match m.slow_access(access, th.clock) {
                     Ok((cost, stall)) => {
+                        m.psi.stall(th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));
                         th.clock += cost;
                         th.reclaim_stall_ns += stall;
                         th.slow_ops += 1;
                         th.hist.record(th.clock - started).expect("auto-resizing histogram");
                     }
                     Err(Stall::Retry(at)) => {
+                        m.psi.stall(th.clock, at);
+                        m.refault_stall_ns = 0;
                         th.reclaim_stall_ns += at - th.clock;
                         th.clock = at;
                         th.pending = Some((access, started));
@@ -363,6 +400,7 @@ impl Sim {
                     Err(Stall::MemcgOom) => return Err(SimError::MemcgOutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
                 }
                 horizon = m.queue.next_time().min(limit);
+                m.psi.maybe_fold(m.queue.next_time().min(th.clock));
             }
             if th.clock > horizon {
                 break;
@@ -416,6 +454,8 @@ impl Sim {
                 }
             })
             .collect();
+        let dh = &self.m.direct_hist;
+        let dq = |p: f64| dh.value_at_quantile(p);
         RunReport {
             vmstat,
             memcg,
@@ -425,6 +465,13 @@ impl Sim {
             accesses: self.accesses(),
             kswapd_cpu_ns: self.m.kswapd_cpu_ns,
             direct_reclaim_ns: self.m.direct_reclaim_ns,
+            kswapd_work: self.m.kswapd_work,
+            direct_work: self.m.direct_work,
+            direct_reclaims: dh.len(),
+            direct_reclaim_latency_ns: LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { dh.max() } else { dq(p / 100.0) })),
+            psi: self.m.psi.finish(end),
+            lru_gen_dump: self.m.policy.lru_gen_dump(end),
+            lru_gen_writes: std::mem::take(&mut self.m.lru_gen_log),
         }
     }
 
@@ -442,6 +489,7 @@ impl Sim {
                     Err(Stall::MemcgOom) => return Err(SimError::MemcgOutOfMemory { at_ns: 0, thread: "access_now".into() }),
                 }
             }
+            self.m.refault_stall_ns = 0;
         }
         self.drain_writeback();
         Ok(())
@@ -565,6 +613,7 @@ impl Machine {
             reads.push(slot);
             self.submit_swap_reads(&mut reads, slot, t)
         };
+        self.note_refault_stall(pfn, done - t);
         self.map_swapped_in(region, page, pfn, write);
         Ok((done - now + self.cfg.cpu.fault_ns, stall))
     }
@@ -641,20 +690,21 @@ impl Machine {
 
     /// Reads page `index` of `file` into the page cache; returns the frame and
     /// (latency, stall). Runs the refault check on a shadow entry.
-    fn read_file_page(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Pfn, Nanos, Nanos), Stall> {
+    fn read_file_page(&mut self, file: FileId, index: u32, origin: Origin, now: Nanos) -> Result<(Pfn, Nanos, Nanos), Stall> {
         let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
         let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
         let shadow = slot.as_shadow();
         *slot = CacheEntry::resident(pfn);
-        self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+        self.policy.add_page(&mut self.mm, pfn, origin, shadow);
         self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
         let done = self.fs_dev.submit_at(now + stall, (file.0 as u64) << 32 | index as u64, 1, false);
+        self.note_refault_stall(pfn, done - now - stall);
         Ok((pfn, done - now, stall))
     }
 
     /// `filemap_read()`: a `read()` that missed the page cache.
     fn filemap_read(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
-        let (pfn, latency, stall) = self.read_file_page(file, index, now)?;
+        let (pfn, latency, stall) = self.read_file_page(file, index, Origin::FileRead, now)?;
         self.policy.mark_accessed(&mut self.mm, pfn);
         Ok((latency + self.cfg.cpu.access_ns, stall))
     }
@@ -665,7 +715,7 @@ impl Machine {
         let (pfn, latency, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
             Some(pfn) => (pfn, 0, 0),
             None => {
-                let r = self.read_file_page(file, index, now)?;
+                let r = self.read_file_page(file, index, Origin::FileFault, now)?;
                 self.mm.stat.count(VmEvent::Pgmajfault, 1);
                 r
             }
@@ -690,9 +740,12 @@ impl Machine {
         }
         let mut stall = 0;
         if !watermark_ok(&self.mm, Watermark::Min) {
+            self.env.now_ns = now;
             let sc = direct::try_to_free_pages(&mut self.mm, self.policy.as_mut(), self.env);
             stall = self.work_cost(&sc.work);
             self.direct_reclaim_ns += stall;
+            self.direct_work.add(&sc.work);
+            self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
             self.submit_pageouts(&sc, now + stall);
             if sc.nr_reclaimed > 0 {
                 self.kswapd.failures = 0;
@@ -725,9 +778,29 @@ impl Machine {
 
     /// CPU time for reclaim work.
     fn work_cost(&self, w: &ReclaimWork) -> Nanos {
-        let c = &self.cfg.cpu;
         let sync_write = if self.swap_dev.sync { self.swap_dev.write_cpu_ns } else { 0 };
-        w.pages_scanned * c.reclaim_scan_ns + w.rmap_ptes * c.rmap_pte_ns + w.pages_freed * c.reclaim_free_ns + w.pages_written * (c.pageout_ns + sync_write)
+        self.cfg.cpu.reclaim_work_ns(w, sync_write)
+    }
+
+    /// A read of a page that was part of the workingset is a memory stall
+    /// (`psi_memstall_enter` in the swap and page-cache read paths).
+    fn note_refault_stall(&mut self, pfn: Pfn, io_ns: Nanos) {
+        if self.mm.frames[pfn].flags.has(PageFlags::WORKINGSET) {
+            self.refault_stall_ns += io_ns;
+        }
+    }
+
+    /// Runs `lru_gen` write `w` at `now` on behalf of a thread; returns its CPU time.
+    fn lru_gen_write(&mut self, w: LruGenWrite, now: Nanos) -> Nanos {
+        let text = self.lru_gen_texts[w.0 as usize].clone();
+        let mut sc = ScanControl::new(reclaim::Reclaimer::Direct, u64::MAX);
+        sc.now_ns = now;
+        self.env.now_ns = now;
+        let res = self.policy.lru_gen_write(&mut self.mm, &text, &mut sc, self.env);
+        let cost = self.work_cost(&sc.work);
+        self.submit_pageouts(&sc, now + cost);
+        self.lru_gen_log.push(format!("{:.3}s {}: {}", now as f64 / 1e9, text.trim(), res.map_or_else(|e| format!("-{e}"), |()| "ok".into())));
+        cost
     }
 
     /// Schedules completions for the writes reclaim submitted.
@@ -782,9 +855,12 @@ impl Machine {
     fn kswapd_event(&mut self, now: Nanos) {
         match self.kswapd_state {
             KswapdState::Running => {
+                self.env.now_ns = now;
                 let step = self.kswapd.step(&mut self.mm, self.policy.as_mut(), self.env);
                 let cost = self.work_cost(&step.sc.work).max(self.cfg.cpu.kswapd_pass_ns);
                 self.kswapd_cpu_ns += cost;
+                self.kswapd_work.add(&step.sc.work);
+                self.psi.busy_stalled(now, now + cost);
                 self.submit_pageouts(&step.sc, now + cost);
                 if step.sc.nr_reclaimed > 0 {
                     self.stalled_attempts = 0;

@@ -49,6 +49,30 @@ pub struct ReclaimConfig {
     /// workingset activations allow deactivating the active file list and end cache
     /// trim mode. Without it only the inactive:active ratio decides.
     pub refaults_deactivate: bool,
+    /// Multi-gen LRU knobs (used when `lru=mglru`).
+    pub lru_gen: LruGenConfig,
+}
+
+/// `/sys/kernel/mm/lru_gen/*` and the MGLRU version flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LruGenConfig {
+    /// `enabled` bit 0x0002: batched page-table walks feed the aging.
+    pub mm_walk: bool,
+    /// `enabled` bit 0x0004: the walk clears and tests accessed bits of non-leaf PMD entries.
+    pub nonleaf_young: bool,
+    /// `min_ttl_ms`: working-set protection; 0 = off.
+    pub min_ttl_ms: u64,
+    /// `mglru_rework` (v6.14, "rework refault detection" / "rework workingset protection"):
+    /// refs counted `PG_referenced` first, two-step promotion by the aging, refault
+    /// recency against `max_seq`, type selection over all tiers, tier gains 2:3.
+    pub rework_6_14: bool,
+}
+
+impl Default for LruGenConfig {
+    /// `enabled = 0x0007`, `min_ttl_ms = 0`, v6.1 behaviour.
+    fn default() -> Self {
+        LruGenConfig { mm_walk: true, nonleaf_young: true, min_ttl_ms: 0, rework_6_14: false }
+    }
 }
 
 impl Default for ReclaimConfig {
@@ -63,6 +87,7 @@ impl Default for ReclaimConfig {
             anon_workingset: true,
             file_ratio_1to1: false,
             refaults_deactivate: true,
+            lru_gen: LruGenConfig::default(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `struct scan_control`: what one reclaim invocation wants and what it did.
 
-use mm::Pfn;
+use mm::{Pfn, VmEvent};
 
 /// Who is reclaiming; picks the `*_kswapd` or `*_direct` counter variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +19,24 @@ impl Reclaimer {
     pub fn is_cgroup(self) -> bool {
         self == Reclaimer::Memcg
     }
+
+    /// `pgscan_kswapd` or `pgscan_direct`; none for memcg reclaim (global reclaim only).
+    pub fn pgscan(self) -> Option<VmEvent> {
+        match self {
+            Reclaimer::Kswapd => Some(VmEvent::PgscanKswapd),
+            Reclaimer::Direct => Some(VmEvent::PgscanDirect),
+            Reclaimer::Memcg => None,
+        }
+    }
+
+    /// `pgsteal_kswapd` or `pgsteal_direct`; none for memcg reclaim.
+    pub fn pgsteal(self) -> Option<VmEvent> {
+        match self {
+            Reclaimer::Kswapd => Some(VmEvent::PgstealKswapd),
+            Reclaimer::Direct => Some(VmEvent::PgstealDirect),
+            Reclaimer::Memcg => None,
+        }
+    }
 }
 
 /// Work done by reclaim, counted so the engine can charge CPU time for it.
@@ -26,8 +44,20 @@ impl Reclaimer {
 pub struct ReclaimWork {
     /// Pages taken off an LRU list and looked at.
     pub pages_scanned: u64,
+    /// Reverse-map walks started (`folio_referenced`, `try_to_unmap`, `folio_mapped`):
+    /// each takes the anon_vma or i_mmap lock and searches the VMA interval tree.
+    pub rmap_walks: u64,
     /// Page-table entries checked through the reverse map.
     pub rmap_ptes: u64,
+    /// MGLRU: pages moved between generation lists without isolation (`sort_folio`,
+    /// `inc_min_seq`).
+    pub pages_sorted: u64,
+    /// MGLRU: address spaces visited by the page-table walk (`walk_mm`).
+    pub walk_mms: u64,
+    /// MGLRU: non-leaf (PMD) entries checked by the page-table walk.
+    pub walk_pmds: u64,
+    /// MGLRU: leaf PTEs checked by the page-table walk and look-around, in batches.
+    pub walk_ptes: u64,
     /// Pages freed.
     pub pages_freed: u64,
     /// Pages submitted for write.
@@ -38,7 +68,12 @@ impl ReclaimWork {
     /// Adds `o` to `self`.
     pub fn add(&mut self, o: &ReclaimWork) {
         self.pages_scanned += o.pages_scanned;
+        self.rmap_walks += o.rmap_walks;
         self.rmap_ptes += o.rmap_ptes;
+        self.pages_sorted += o.pages_sorted;
+        self.walk_mms += o.walk_mms;
+        self.walk_pmds += o.walk_pmds;
+        self.walk_ptes += o.walk_ptes;
         self.pages_freed += o.pages_freed;
         self.pages_written += o.pages_written;
     }
@@ -98,6 +133,9 @@ pub struct ScanControl {
     pub node_dirty: bool,
     /// Node flag `PGDAT_WRITEBACK`: kswapd met only pages under writeback.
     pub node_writeback: bool,
+    /// Virtual time of the invocation (ns), given by the engine; MGLRU stamps
+    /// generations with it (`jiffies` in the kernel).
+    pub now_ns: u64,
 }
 
 impl ScanControl {
@@ -120,6 +158,7 @@ impl ScanControl {
             cache_trim_mode: false,
             node_dirty: false,
             node_writeback: false,
+            now_ns: 0,
         }
     }
 }

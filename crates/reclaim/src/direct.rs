@@ -22,6 +22,7 @@ pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: Pageo
 /// `do_try_to_free_pages()`: the priority loop shared by direct and memcg
 /// reclaim, with one retry that forces deactivation.
 pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, sc: &mut ScanControl) {
+    sc.now_ns = env.now_ns;
     // At most two rounds: the second with forced deactivation.
     for _ in 0..2 {
         if !sc.reclaimer.is_cgroup() {

@@ -77,6 +77,7 @@ impl Kswapd {
         let b = self.balancing.as_mut().expect("kswapd step outside balance_pgdat");
         let mut sc = ScanControl::new(Reclaimer::Kswapd, 0);
         sc.priority = b.priority;
+        sc.now_ns = env.now_ns;
         if pgdat_balanced(mm) {
             return self.finish(mm, policy, sc);
         }

@@ -19,7 +19,7 @@ pub mod rmap;
 pub mod watermark;
 pub mod workingset;
 
-pub use config::{Balance, ReclaimConfig};
+pub use config::{Balance, LruGenConfig, ReclaimConfig};
 pub use control::{Reclaimer, ReclaimWork, ScanControl};
 pub use policy::{Origin, ReclaimPolicy};
 

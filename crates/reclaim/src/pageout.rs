@@ -60,11 +60,33 @@ pub struct FolioStat {
     pub nr_unmap_fail: u64,
 }
 
+impl FolioStat {
+    /// Adds this call's writeback classification to the pass totals (`sc->nr`).
+    pub fn add_to(&self, nr: &mut crate::control::PassStat) {
+        nr.dirty += self.nr_dirty;
+        nr.congested += self.nr_congested;
+        nr.unqueued_dirty += self.nr_unqueued_dirty;
+        nr.writeback += self.nr_writeback;
+        nr.immediate += self.nr_immediate;
+    }
+}
+
+/// Counts `nr` pages reclaimed by `sc`'s reclaimer from type `anon`
+/// (`pgsteal_kswapd|direct`, `pgsteal_anon|file`).
+pub fn count_steal(mm: &mut Mm, sc: &ScanControl, anon: bool, nr: u64) {
+    if let Some(ev) = sc.reclaimer.pgsteal() {
+        mm.stat.count(ev, nr);
+    }
+    mm.stat.count(if anon { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr);
+}
+
 /// How the caller's environment affects the pipeline.
 #[derive(Clone, Copy, Debug)]
 pub struct PageoutEnv {
     /// The swap device completes writes synchronously (zram, pmem).
     pub sync_swap: bool,
+    /// Virtual time now (ns); copied into [`ScanControl::now_ns`] by kswapd and direct reclaim.
+    pub now_ns: u64,
 }
 
 enum Verdict {
@@ -189,6 +211,7 @@ fn shrink_one<H: FolioHooks>(
     }
     // Step 8: unmap from every page table.
     if sc.may_unmap {
+        sc.work.rmap_walks += 1;
         sc.work.rmap_ptes += rmap::try_to_unmap(mm, pfn) as u64;
     } else if rmap::folio_mapped(mm, pfn) {
         return Verdict::Keep;

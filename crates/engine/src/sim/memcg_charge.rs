@@ -16,7 +16,8 @@ impl Machine {
 
     /// Charges one new page to the group, reclaiming synchronously in the
     /// faulting task while the charge would exceed the limit. Returns the
-    /// reclaim stall. After `MAX_RECLAIM_RETRIES` reclaim attempts without
+    /// reclaim stall (a memory stall for PSI; its CPU is counted with direct
+    /// reclaim's). After `MAX_RECLAIM_RETRIES` reclaim attempts without
     /// progress the group is out of memory.
     pub(super) fn memcg_charge(&mut self, now: Nanos) -> Result<Nanos, Stall> {
         let mut stall = 0;
@@ -30,6 +31,7 @@ impl Machine {
                 }
                 return Ok(stall);
             }
+            self.env.now_ns = now + stall;
             let sc = reclaim::memcg::try_to_free_mem_cgroup_pages(&mut self.mm, self.policy.as_mut(), self.env, 1, true);
             let cost = self.work_cost(&sc.work);
             stall += cost;

@@ -308,6 +308,7 @@ impl Classic {
         let (mut nr_referenced, mut nr_rotated, mut nr_deactivate) = (0, 0, 0);
         for &pfn in &list {
             let r = rmap::folio_referenced(mm, pfn);
+            sc.work.rmap_walks += 1;
             sc.work.rmap_ptes += r.ptes_checked as u64;
             if r.young > 0 {
                 nr_referenced += 1;
@@ -343,10 +344,8 @@ impl Classic {
     fn shrink_inactive_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl, env: PageoutEnv) -> u64 {
         let nr_scanned = self.isolate(mm, ty * 2, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
-        match sc.reclaimer {
-            Reclaimer::Kswapd => mm.stat.count(VmEvent::PgscanKswapd, nr_scanned),
-            Reclaimer::Direct => mm.stat.count(VmEvent::PgscanDirect, nr_scanned),
-            Reclaimer::Memcg => {}
+        if let Some(ev) = sc.reclaimer.pgscan() {
+            mm.stat.count(ev, nr_scanned);
         }
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, nr_scanned);
         self.note_scanned(ty, nr_taken, 0);
@@ -359,12 +358,7 @@ impl Classic {
         self.putback(mm, &list);
         list.clear();
         self.scratch = list;
-        match sc.reclaimer {
-            Reclaimer::Kswapd => mm.stat.count(VmEvent::PgstealKswapd, nr_reclaimed),
-            Reclaimer::Direct => mm.stat.count(VmEvent::PgstealDirect, nr_reclaimed),
-            Reclaimer::Memcg => {}
-        }
-        mm.stat.count(if ty == ANON { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr_reclaimed);
+        pageout::count_steal(mm, sc, ty == ANON, nr_reclaimed);
         match self.cfg.balance {
             Balance::Rotation => {
                 self.recent_rotated[ANON] += stat.nr_activate[ANON];
@@ -373,12 +367,8 @@ impl Classic {
             Balance::RefaultCost => self.note_cost(ty, stat.nr_pageout, 0),
             Balance::WeightedCost => self.note_cost(ty, stat.nr_pageout, nr_scanned - nr_reclaimed),
         }
+        stat.add_to(&mut sc.nr);
         let nr = &mut sc.nr;
-        nr.dirty += stat.nr_dirty;
-        nr.congested += stat.nr_congested;
-        nr.unqueued_dirty += stat.nr_unqueued_dirty;
-        nr.writeback += stat.nr_writeback;
-        nr.immediate += stat.nr_immediate;
         nr.taken += nr_taken;
         if ty == FILE {
             nr.file_taken += nr_taken;
@@ -533,6 +523,7 @@ impl FolioHooks for Classic {
     /// `folio_check_references()`, classic LRU.
     fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> References {
         let r = rmap::folio_referenced(mm, pfn);
+        sc.work.rmap_walks += 1;
         sc.work.rmap_ptes += r.ptes_checked as u64;
         let f = &mut mm.frames[pfn];
         let anon = f.is_anon();
