@@ -57,7 +57,7 @@ impl Memcg {
 
     /// True when the statistics are due for a flush after the latest charge.
     pub fn flush_due(&self) -> bool {
-        self.stats_flush > 0 && self.pgpgin % self.stats_flush == 0
+        self.stats_flush > 0 && self.pgpgin.is_multiple_of(self.stats_flush)
     }
 
     /// The limit in pages.

@@ -9,6 +9,9 @@
 //!
 //! Simplification S-MC1: the group holds every page of the machine, so its
 //! lruvec is the node's lruvec (no hierarchy walk, no `memory.low`).
+//! Simplification S-MC7: every policy is driven through `shrink_node`; MGLRU's
+//! memcg path (`lru_gen_shrink_lruvec` for a target group) is not modelled
+//! separately, and only the classic LRU is validated against a kernel.
 
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::do_try_to_free_pages;
