@@ -16,6 +16,7 @@ pub mod profile;
 pub mod program;
 pub mod report;
 pub mod sim;
+pub mod writeback;
 
 pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};

@@ -15,6 +15,38 @@ pub struct Profile {
 /// All profiles, oldest first.
 pub const PROFILES: &[Profile] = &[
     Profile {
+        name: "v3.9",
+        summary: "seed 003 'vanilla': kswapd writes dirty file pages from the LRU tail below priority 10 and skips writeback pages; full-budget kswapd passes",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "rotation"),
+            ("cache_challenges_anon", "0"),
+            ("anon_start_inactive", "0"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "0"),
+            ("kswapd_write_at_priority", "1"),
+            ("kswapd_flat_priority", "0"),
+            ("dirty_activate", "0"),
+            ("dirty_throttle", "iff-congested"),
+        ],
+    },
+    Profile {
+        name: "v3.11",
+        summary: "seed 003 'lessdisrupt': kswapd stalls on a tail of unqueued dirty or immediate-reclaim pages, writes only when the node is flagged dirty",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "rotation"),
+            ("cache_challenges_anon", "0"),
+            ("anon_start_inactive", "0"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "0"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "0"),
+            ("dirty_throttle", "stall"),
+        ],
+    },
+    Profile {
         name: "v5.7",
         summary: "before seeds 000 and 004: rotation-based anon/file balance, new anon pages start active",
         settings: &[

@@ -1,0 +1,187 @@
+//! The machine's dirty-page paths: writes through file descriptors and shared
+//! mappings, `balance_dirty_pages`, the flusher's events, routing reclaim's
+//! writes to devices, and reclaim throttling waits (kept out of `sim.rs`).
+
+use super::{Event, Machine, Stall};
+use crate::writeback::{dirtyable_memory, file_page_pos, Thresholds};
+use crate::{Nanos, HZ, JIFFY_NS};
+use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, VmEvent, Watermark};
+use reclaim::policy::Origin;
+use reclaim::throttle::ThrottleReason;
+use reclaim::ScanControl;
+
+impl Machine {
+    /// `nr_dirty_threshold` / `nr_dirty_background_threshold` now.
+    pub(super) fn dirty_thresholds(&self) -> Thresholds {
+        let sizes = self.policy.lru_sizes();
+        // totalreserve_pages: the high watermark of the one zone (no lowmem reserve, S-MM1).
+        let reserve: u64 = self.mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
+        let dirtyable = dirtyable_memory(self.mm.nr_free(), reserve, sizes.inactive_file + sizes.active_file);
+        Thresholds::from_ratios(dirtyable, self.cfg.writeback.dirty_ratio, self.cfg.writeback.dirty_background_ratio)
+    }
+
+    /// A `write()` of a whole page of `file` that missed the fast path (page
+    /// absent, or clean): allocate without reading (full-page write), dirty it,
+    /// then `balance_dirty_pages`.
+    pub(super) fn filemap_write(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        let (pfn, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
+            Some(pfn) => (pfn, 0),
+            None => {
+                let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
+                let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
+                let shadow = slot.as_shadow();
+                *slot = CacheEntry::resident(pfn);
+                self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+                (pfn, stall)
+            }
+        };
+        self.policy.mark_accessed(&mut self.mm, pfn);
+        let pause = self.dirty_page(pfn, now + stall);
+        Ok((stall + self.cfg.cpu.fault_ns + pause, stall))
+    }
+
+    /// Marks `pfn` dirty on behalf of a writer at `now` and returns the
+    /// writer's `balance_dirty_pages` pause.
+    pub(super) fn dirty_page(&mut self, pfn: Pfn, now: Nanos) -> Nanos {
+        if !self.mm.set_page_dirty(pfn) {
+            return 0;
+        }
+        self.note_dirtied(now);
+        let t = self.dirty_thresholds();
+        let dirty = self.mm.dirty.nr_dirty + self.mm.dirty.nr_writeback;
+        if self.mm.dirty.nr_dirty > t.bg_thresh {
+            // Background writeback starts as soon as a writer sees the threshold crossed.
+            self.kick_flusher(now);
+        }
+        let page_write_ns = mm::PAGE_SIZE * 1_000_000_000 / self.fs_dev.bytes_per_sec.max(1);
+        t.pause(dirty, page_write_ns)
+    }
+
+    /// Queues newly dirtied pages for the flusher and arms its periodic wakeup.
+    pub(super) fn note_dirtied(&mut self, now: Nanos) {
+        if self.flusher.note_dirtied(&mut self.mm, now) && self.flusher.scheduled.is_none() {
+            let at = now + self.cfg.writeback.dirty_writeback_centisecs.max(1) * 10_000_000;
+            self.schedule_flusher(at);
+        }
+    }
+
+    fn schedule_flusher(&mut self, at: Nanos) {
+        self.flusher.gen += 1;
+        self.flusher.scheduled = Some(at);
+        self.queue.push(at, Event::Flusher(self.flusher.gen));
+    }
+
+    /// Wakes the flusher now unless it is already due sooner.
+    pub(super) fn kick_flusher(&mut self, now: Nanos) {
+        if self.flusher.scheduled.is_none_or(|at| at > now) {
+            self.schedule_flusher(now);
+        }
+    }
+
+    /// The flusher's event: one chunk of writeback, then its next wakeup.
+    pub(super) fn flusher_event(&mut self, now: Nanos) {
+        self.flusher.scheduled = None;
+        let t = self.dirty_thresholds();
+        let out = self.flusher.step(&mut self.mm, &mut self.fs_dev, now, t, &self.cfg.writeback);
+        for &(pfn, done) in &out {
+            self.queue.push(done, Event::WritebackDone(pfn));
+        }
+        if let Some(at) = self.flusher.next_wakeup(&out, now, &self.cfg.writeback) {
+            self.schedule_flusher(at);
+        }
+    }
+
+    /// After a reclaim invocation at `now` that cost `cost`: submits its writes,
+    /// queues pages it dirtied (unmapped PTE-dirty pages), wakes the flusher if
+    /// asked, and returns how long the reclaimer must wait if it was throttled.
+    pub(super) fn after_reclaim(&mut self, sc: &ScanControl, now: Nanos, cost: Nanos) -> Nanos {
+        let at = now + cost;
+        self.submit_pageouts(sc, at);
+        self.note_dirtied(at);
+        if sc.wake_flusher {
+            self.flusher.request_all(&self.mm);
+            self.kick_flusher(at);
+        }
+        match sc.throttle {
+            Some(t) => {
+                let wait = self.throttle_wait(t.reason, at);
+                self.reclaim_throttled_ns += wait;
+                wait
+            }
+            None => 0,
+        }
+    }
+
+    /// How long a reclaimer throttled for `reason` at `at` sleeps: its timeout,
+    /// or less when the wake-up condition comes first.
+    fn throttle_wait(&mut self, reason: ThrottleReason, at: Nanos) -> Nanos {
+        let timeout = at + reason.timeout_jiffies(HZ) * JIFFY_NS;
+        let wake = match reason {
+            // Woken when a congested queue drains (clear_bdi_congested); with no
+            // congested device the sleep runs to its timeout.
+            ThrottleReason::CongestionWait | ThrottleReason::IffCongested => {
+                [&mut self.fs_dev, &mut self.swap_dev].into_iter().filter_map(|d| d.congested(at).then(|| d.uncongested_at(at))).min().unwrap_or(timeout)
+            }
+            // Woken once 32 pages (SWAP_CLUSTER_MAX per waiter) have been written.
+            ThrottleReason::Writeback => {
+                let n = reclaim::SWAP_CLUSTER_MAX;
+                [&mut self.fs_dev, &mut self.swap_dev].into_iter().filter_map(|d| d.pages_done_at(at, n)).min().unwrap_or(timeout)
+            }
+            ThrottleReason::Congested => timeout,
+        };
+        wake.min(timeout).max(at) - at
+    }
+
+    /// Schedules completions for the writes reclaim submitted: swap-outs on the
+    /// swap device, kswapd's file pages one request each on the filesystem device.
+    pub(super) fn submit_pageouts(&mut self, sc: &ScanControl, at: Nanos) {
+        for &pfn in &sc.pageout {
+            let done = if self.mm.frames[pfn].is_anon() {
+                self.swap_dev.submit(at, 1, true)
+            } else {
+                let pos = file_page_pos(&self.mm, pfn);
+                self.fs_dev.submit_at(at, pos, 1, true)
+            };
+            self.queue.push(done, Event::WritebackDone(pfn));
+        }
+    }
+
+    /// `folio_end_writeback()`: a `PG_reclaim` page is rotated to the inactive tail.
+    pub(super) fn writeback_done(&mut self, pfn: Pfn) {
+        if self.mm.end_writeback(pfn) {
+            self.policy.rotate_reclaimable(&mut self.mm, pfn);
+        }
+    }
+
+    /// Pages a read miss at `index` brings in: the page and, with readahead,
+    /// the following non-resident pages up to `read_ahead_kb` (S-RA1: every
+    /// miss reads ahead; no sequential-pattern detection or async readahead).
+    pub(super) fn readahead_window(&self, file: FileId, index: u32) -> u32 {
+        let ra = (self.cfg.read_ahead_kb * 1024 / mm::PAGE_SIZE).max(1) as u32;
+        let cache = &self.mm.files[file.0 as usize].cache;
+        let end = (index as u64 + ra as u64).min(cache.len() as u64) as u32;
+        (index + 1..end).take_while(|&i| cache[i as usize].pfn().is_none()).count() as u32 + 1
+    }
+
+    /// Brings readahead pages `index+1 .. index+n` of `file` into the cache
+    /// (no access; marked `PG_readahead`). Stops early if memory runs short.
+    pub(super) fn read_ahead(&mut self, file: FileId, index: u32, n: u32, now: Nanos) {
+        for i in index + 1..index + n {
+            if !above_min(self) {
+                break;
+            }
+            let Ok((pfn, _)) = self.alloc_page(Owner::file(file), i, PageFlags::READAHEAD, now) else { break };
+            let slot = &mut self.mm.files[file.0 as usize].cache[i as usize];
+            let shadow = slot.as_shadow();
+            *slot = CacheEntry::resident(pfn);
+            self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+            self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
+        }
+    }
+}
+
+/// Readahead allocations never enter direct reclaim (`__GFP_NORETRY` readahead
+/// gfp): only while free pages are above the min watermark.
+fn above_min(m: &Machine) -> bool {
+    reclaim::kswapd::watermark_ok(&m.mm, Watermark::Min)
+}
