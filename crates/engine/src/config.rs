@@ -344,6 +344,24 @@ pub const SETTINGS: &[Setting] = &[
     wb_knob!("vm.dirty_expire_centisecs", dirty_expire_centisecs, 0, 8_640_000, "age at which periodic writeback writes dirty data, 1/100 s (kernel default 3000)"),
     wb_knob!("vm.dirty_writeback_centisecs", dirty_writeback_centisecs, 1, 8_640_000, "interval of periodic writeback, 1/100 s (kernel default 500)"),
     Setting {
+        key: "vm.dirty_bytes",
+        help: "absolute dirty limit (size; 0 = use vm.dirty_ratio)",
+        get: |c| format_size(c.writeback.dirty_bytes),
+        set: |c, v| {
+            c.writeback.dirty_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vm.dirty_background_bytes",
+        help: "absolute background writeback threshold (size; 0 = use vm.dirty_background_ratio)",
+        get: |c| format_size(c.writeback.dirty_background_bytes),
+        set: |c, v| {
+            c.writeback.dirty_background_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Setting {
         key: "fs.read_ahead_kb",
         help: "KiB read in one request on a page-cache miss (kernel default 128; 0 = one page, no readahead)",
         get: |c| c.read_ahead_kb.to_string(),

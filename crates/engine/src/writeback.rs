@@ -16,7 +16,8 @@
 //!   no pause up to the free-run ceiling `(thresh + bg_thresh) / 2`; above it the
 //!   writer is held to the device's write bandwidth scaled by
 //!   `pos_ratio = (thresh - dirty) / (thresh - freerun)`, at most `HZ/5` per page;
-//!   at or above `thresh` every dirtied page pauses `HZ/5`.
+//!   at or above `thresh` the writer waits until the next writeback completion
+//!   on the device (at most `HZ/5`).
 //! - S-WB3: a write through a shared file mapping dirties the page at the write
 //!   fault; later stores through a present PTE only set the PTE dirty bit, which
 //!   reaches `PG_dirty` when reclaim unmaps the page (no `page_mkclean` write-protect cycle).
@@ -46,11 +47,22 @@ pub struct WritebackKnobs {
     pub dirty_expire_centisecs: u64,
     /// `vm.dirty_writeback_centisecs`: interval of periodic writeback wakeups.
     pub dirty_writeback_centisecs: u64,
+    /// `vm.dirty_bytes`: an absolute hard limit replacing `dirty_ratio` (0 = use the ratio).
+    pub dirty_bytes: u64,
+    /// `vm.dirty_background_bytes`: absolute background threshold (0 = use the ratio).
+    pub dirty_background_bytes: u64,
 }
 
 impl Default for WritebackKnobs {
     fn default() -> Self {
-        WritebackKnobs { dirty_ratio: 20, dirty_background_ratio: 10, dirty_expire_centisecs: 3000, dirty_writeback_centisecs: 500 }
+        WritebackKnobs {
+            dirty_ratio: 20,
+            dirty_background_ratio: 10,
+            dirty_expire_centisecs: 3000,
+            dirty_writeback_centisecs: 500,
+            dirty_bytes: 0,
+            dirty_background_bytes: 0,
+        }
     }
 }
 
@@ -67,8 +79,16 @@ impl Thresholds {
     /// `domain_dirty_limits()` for the ratio knobs: percentages of `dirtyable`
     /// pages; a background threshold at or above the hard one is halved.
     pub fn from_ratios(dirtyable: u64, ratio: u64, background_ratio: u64) -> Thresholds {
-        let thresh = ratio * dirtyable / 100;
-        let mut bg_thresh = background_ratio * dirtyable / 100;
+        Thresholds::from_knobs(dirtyable, &WritebackKnobs { dirty_ratio: ratio, dirty_background_ratio: background_ratio, ..WritebackKnobs::default() })
+    }
+
+    /// `domain_dirty_limits()`: the `*_bytes` knobs when set (rounded up to
+    /// pages), else the ratios of `dirtyable`; a background threshold at or
+    /// above the hard one is halved.
+    pub fn from_knobs(dirtyable: u64, k: &WritebackKnobs) -> Thresholds {
+        let pages = |bytes: u64| bytes.div_ceil(mm::PAGE_SIZE);
+        let thresh = if k.dirty_bytes > 0 { pages(k.dirty_bytes) } else { k.dirty_ratio * dirtyable / 100 };
+        let mut bg_thresh = if k.dirty_background_bytes > 0 { pages(k.dirty_background_bytes) } else { k.dirty_background_ratio * dirtyable / 100 };
         if bg_thresh >= thresh {
             bg_thresh = thresh / 2;
         }
@@ -82,17 +102,19 @@ impl Thresholds {
 
     /// S-WB2: the pause after dirtying a page with `dirty` pages (dirty +
     /// writeback) outstanding, on a device writing a page in `page_write_ns`.
-    pub fn pause(&self, dirty: u64, page_write_ns: Nanos) -> Nanos {
+    /// `None` at or above the hard limit: the writer waits for writeback to
+    /// complete (at most [`MAX_PAUSE_NS`]).
+    pub fn pause(&self, dirty: u64, page_write_ns: Nanos) -> Option<Nanos> {
         let freerun = self.freerun();
         if dirty <= freerun {
-            return 0;
+            return Some(0);
         }
         if dirty >= self.thresh {
-            return MAX_PAUSE_NS;
+            return None;
         }
         // rate = bandwidth * pos_ratio, so pause = page time / pos_ratio.
         let pause = page_write_ns * (self.thresh - freerun) / (self.thresh - dirty);
-        pause.min(MAX_PAUSE_NS)
+        Some(pause.min(MAX_PAUSE_NS))
     }
 }
 
@@ -159,7 +181,10 @@ impl Flusher {
             self.queue.iter().take(MAX_WRITEBACK_PAGES as usize).take_while(|&&(_, at)| at + expire_ns <= now).count() as u64
         };
         let mut chosen: Vec<Pfn> = Vec::new();
-        while (chosen.len() as u64) < budget {
+        // Each entry is looked at once per step; a pfn queued twice is written once.
+        let mut left = self.queue.len();
+        while (chosen.len() as u64) < budget && left > 0 {
+            left -= 1;
             let Some((pfn, at)) = self.queue.pop_front() else { break };
             let f = &mm.frames[pfn];
             if f.owner.as_file().is_none() || !f.flags.has(PageFlags::DIRTY) {
@@ -168,11 +193,9 @@ impl Flusher {
             if f.flags.has(PageFlags::WRITEBACK) {
                 // Redirtied while being written: WB_SYNC_NONE skips it this round.
                 self.queue.push_back((pfn, at));
-                if chosen.is_empty() && self.queue.front().is_some_and(|&(p, _)| p == pfn) {
-                    break;
-                }
                 continue;
             }
+            mm.start_writeback(pfn);
             chosen.push(pfn);
         }
         self.reclaim_pages = self.reclaim_pages.saturating_sub(chosen.len() as u64);
@@ -187,7 +210,6 @@ impl Flusher {
             }
             let done = dev.submit_at(now, pos, n as u64, true);
             for &pfn in &chosen[i..i + n] {
-                mm.start_writeback(pfn);
                 mm.stat.count(mm::VmEvent::Pgpgout, mm::PAGE_SIZE / 1024);
                 out.push((pfn, done));
             }
@@ -222,18 +244,21 @@ mod tests {
         assert_eq!(Thresholds::from_ratios(1000, 20, 30), Thresholds { thresh: 200, bg_thresh: 100 });
         assert_eq!(Thresholds::from_ratios(999, 15, 15), Thresholds { thresh: 149, bg_thresh: 74 });
         assert_eq!(dirtyable_memory(300, 50, 700), 950);
+        // Byte limits override the ratios; rounded up to pages.
+        let k = WritebackKnobs { dirty_bytes: 4096 * 300 + 1, dirty_background_bytes: 4096 * 100, ..WritebackKnobs::default() };
+        assert_eq!(Thresholds::from_knobs(1000, &k), Thresholds { thresh: 301, bg_thresh: 100 });
         assert_eq!(dirtyable_memory(10, 50, 0), 1);
     }
 
     #[test]
     fn pause_grows_from_freerun_to_the_hard_limit() {
         let t = Thresholds { thresh: 200, bg_thresh: 100 };
-        assert_eq!(t.pause(150, 1000), 0);
+        assert_eq!(t.pause(150, 1000), Some(0));
         // pos_ratio = (200 - 175) / (200 - 150) = 1/2: twice the page time.
-        assert_eq!(t.pause(175, 1000), 2000);
-        assert_eq!(t.pause(199, 1000), 50_000);
-        assert_eq!(t.pause(200, 1000), MAX_PAUSE_NS);
-        assert_eq!(t.pause(199, 10_000_000), MAX_PAUSE_NS);
+        assert_eq!(t.pause(175, 1000), Some(2000));
+        assert_eq!(t.pause(199, 1000), Some(50_000));
+        assert_eq!(t.pause(200, 1000), None);
+        assert_eq!(t.pause(199, 10_000_000), Some(MAX_PAUSE_NS));
     }
 
     fn dirty_file(pages: u32) -> (Mm, Vec<Pfn>) {

@@ -5,6 +5,7 @@
 //! memory (`0.5x`). Every workload is deterministic given the run seed.
 #![deny(missing_docs)]
 
+pub mod iobench;
 pub mod phases;
 pub mod registry;
 pub mod rng;

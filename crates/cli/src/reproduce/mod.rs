@@ -6,6 +6,7 @@
 //! own figures and the direction the change is expected to move it; the table
 //! says for every metric whether our run agrees.
 
+mod seed003;
 mod table;
 
 use crate::runner;
@@ -120,7 +121,11 @@ pub struct Entry {
 }
 
 /// Every reproduction.
-pub const ENTRIES: &[Entry] = &[];
+pub const ENTRIES: &[Entry] = &[Entry {
+    name: "seed-003",
+    about: "v3.9 vs v3.11: memcachetest beside a growing background copy; kswapd no longer disrupted by dirty pages",
+    run: seed003::run,
+}];
 
 /// Runs one variant and returns its report.
 pub fn run_variant(v: &Variant, rng_seed: u64) -> Result<RunReport> {

@@ -17,7 +17,7 @@ impl Machine {
         // totalreserve_pages: the high watermark of the one zone (no lowmem reserve, S-MM1).
         let reserve: u64 = self.mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
         let dirtyable = dirtyable_memory(self.mm.nr_free(), reserve, sizes.inactive_file + sizes.active_file);
-        Thresholds::from_ratios(dirtyable, self.cfg.writeback.dirty_ratio, self.cfg.writeback.dirty_background_ratio)
+        Thresholds::from_knobs(dirtyable, &self.cfg.writeback)
     }
 
     /// A `write()` of a whole page of `file` that missed the fast path (page
@@ -54,7 +54,10 @@ impl Machine {
             self.kick_flusher(now);
         }
         let page_write_ns = mm::PAGE_SIZE * 1_000_000_000 / self.fs_dev.bytes_per_sec.max(1);
-        t.pause(dirty, page_write_ns)
+        t.pause(dirty, page_write_ns).unwrap_or_else(|| {
+            let cap = now + crate::writeback::MAX_PAUSE_NS;
+            self.fs_dev.pages_done_at(now, 1).unwrap_or(cap).min(cap).max(now) - now
+        })
     }
 
     /// Queues newly dirtied pages for the flusher and arms its periodic wakeup.
