@@ -66,6 +66,9 @@ pub fn print_report(r: &RunReport, wall_seconds: f64) {
     );
     println!("# kswapd CPU         {:.3} s", r.kswapd_cpu_ns as f64 / 1e9);
     println!("# direct reclaim     {:.3} s", r.direct_reclaim_ns as f64 / 1e9);
+    println!("# reclaim throttled  {:.3} s", r.reclaim_throttled_ns as f64 / 1e9);
+    println!("# kswapd efficiency  {:.1}% (pgsteal_kswapd / pgscan_kswapd)", r.kswapd_efficiency_pct());
+    println!("# kswapd velocity    {:.1} pages/s (pgscan_kswapd per simulated second)", r.kswapd_velocity());
     println!("# {:<20} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9}", "thread", "ops", "ops/s", "p50", "p90", "p99", "max");
     for t in &r.threads {
         let l = &t.latency_ns;

@@ -113,6 +113,9 @@ pub fn result_json(p_config: &Config, workloads: &[WorkloadSpec], seed: u64, r: 
         "reclaim": {
             "kswapd_cpu_ns": r.kswapd_cpu_ns,
             "direct_reclaim_ns": r.direct_reclaim_ns,
+            "throttled_ns": r.reclaim_throttled_ns,
+            "kswapd_efficiency_pct": r.kswapd_efficiency_pct(),
+            "kswapd_velocity": r.kswapd_velocity(),
         },
         "sim": {
             "virtual_ns": r.virtual_ns,

@@ -188,3 +188,41 @@ impl Machine {
 fn above_min(m: &Machine) -> bool {
     reclaim::kswapd::watermark_ok(&m.mm, Watermark::Min)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, SimBuilder};
+
+    fn machine() -> SimBuilder {
+        let mut c = Config::default();
+        c.set("memory", "16M").unwrap();
+        c.set("fs", "ssd").unwrap();
+        SimBuilder::new(c).unwrap()
+    }
+
+    #[test]
+    fn throttle_waits_by_reason() {
+        let mut b = machine();
+        let m = &mut b.m;
+        // CONGESTED is one jiffy; congestion_wait with nothing congested runs to HZ/10.
+        assert_eq!(m.throttle_wait(ThrottleReason::Congested, 0), JIFFY_NS);
+        assert_eq!(m.throttle_wait(ThrottleReason::CongestionWait, 0), 100_000_000);
+        // 120 one-page writes on the SSD (100 us + 8192 ns each, transfers serialised):
+        // congested (>= 113 queued) until 18 have completed, at 17 * 8192 + 108192 ns.
+        for i in 0..120 {
+            m.fs_dev.submit_at(0, 2 * i, 1, true);
+        }
+        assert!(m.fs_dev.congested(0));
+        assert_eq!(m.throttle_wait(ThrottleReason::CongestionWait, 0), 17 * 8192 + 108_192);
+        assert_eq!(m.throttle_wait(ThrottleReason::IffCongested, 0), 17 * 8192 + 108_192);
+        // WRITEBACK wakes when 32 pages have been written: the 32nd request.
+        assert_eq!(m.throttle_wait(ThrottleReason::Writeback, 0), 31 * 8192 + 108_192);
+    }
+
+    #[test]
+    fn writeback_wait_times_out_without_io() {
+        let mut b = machine();
+        assert_eq!(b.m.throttle_wait(ThrottleReason::Writeback, 5), 100_000_000);
+    }
+}
