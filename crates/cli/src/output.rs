@@ -48,9 +48,9 @@ fn fmt_ns(ns: u64) -> String {
     }
 }
 
-/// `run`'s text output: counters, then a summary.
-pub fn print_report(r: &RunReport, wall_seconds: f64) {
-    if !r.vmstat.is_empty() {
+/// `run`'s text output: the counters (unless `counters` is false), then a summary.
+pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
+    if counters {
         for (name, v) in &r.vmstat {
             println!("{name} {v}");
         }
@@ -69,19 +69,21 @@ pub fn print_report(r: &RunReport, wall_seconds: f64) {
     println!("# reclaim throttled  {:.3} s", r.reclaim_throttled_ns as f64 / 1e9);
     println!("# kswapd efficiency  {:.1}% (pgsteal_kswapd / pgscan_kswapd)", r.kswapd_efficiency_pct());
     println!("# kswapd velocity    {:.1} pages/s (pgscan_kswapd per simulated second)", r.kswapd_velocity());
-    println!("# {:<20} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9}", "thread", "ops", "ops/s", "p50", "p90", "p99", "max");
+    let (ra, ra_hit) = (r.get("swap_ra").unwrap_or(0), r.get("swap_ra_hit").unwrap_or(0));
+    if ra > 0 {
+        println!("# swap readahead     {ra} pages read ahead, {ra_hit} hit ({:.2}%)", ra_hit as f64 * 100.0 / ra as f64);
+    }
+    let mut header = format!("# {:<20} {:>12} {:>12}", "thread", "ops", "ops/s");
+    for p in &engine::report::LATENCY_PERCENTILES {
+        header += &format!(" {:>8}", if *p >= 100.0 { "max".to_string() } else { format!("p{p}") });
+    }
+    println!("{header}");
     for t in &r.threads {
-        let l = &t.latency_ns;
-        println!(
-            "# {:<20} {:>12} {:>12.0} {:>9} {:>9} {:>9} {:>9}",
-            t.name,
-            t.ops,
-            t.ops_per_sec(),
-            fmt_ns(l[0].1),
-            fmt_ns(l[1].1),
-            fmt_ns(l[2].1),
-            fmt_ns(l[4].1)
-        );
+        let mut line = format!("# {:<20} {:>12} {:>12.0}", t.name, t.ops, t.ops_per_sec());
+        for (_, v) in &t.latency_ns {
+            line += &format!(" {:>8}", fmt_ns(*v));
+        }
+        println!("{line}");
     }
 }
 

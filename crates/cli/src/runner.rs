@@ -162,8 +162,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let p = prepare(&args.profile, &args.settings, &args.workloads, args.seed)?;
     let (config, workloads, seed) = (p.config.clone(), p.workloads.clone(), p.seed);
     let (report, wall) = execute(p, args.paranoid)?;
-    let shown = if args.quiet { RunReport { vmstat: Vec::new(), ..report.clone() } } else { report.clone() };
-    crate::output::print_report(&shown, wall);
+    crate::output::print_report(&report, wall, !args.quiet);
     if let Some(path) = &args.json {
         write_json_atomic(path, &result_json(&config, &workloads, seed, &report, wall))?;
     }

@@ -3,6 +3,7 @@
 //! resolved into the objects the engine uses.
 
 use crate::device::DeviceKind;
+use crate::swap_ra::RaMode;
 use crate::writeback::WritebackKnobs;
 use reclaim::{Balance, DirtyThrottle, ReclaimConfig};
 use std::fmt;
@@ -106,6 +107,12 @@ pub struct Config {
     pub read_ahead_kb: u64,
     /// Stop after this much virtual time (0 = run until every thread is done).
     pub time_limit_ns: u64,
+    /// `vm.page-cluster`: log2 of the largest swap readahead window.
+    pub page_cluster: u32,
+    /// `/sys/kernel/mm/swap/vma_ra_enabled`: VMA-based swap readahead (v4.14+).
+    pub vma_ra_enabled: bool,
+    /// `swap_ra`: force a readahead policy regardless of the kernel's rule (an experiment knob).
+    pub swap_ra: Option<RaMode>,
 }
 
 impl Default for Config {
@@ -124,6 +131,9 @@ impl Default for Config {
             writeback: WritebackKnobs::default(),
             read_ahead_kb: 0,
             time_limit_ns: 0,
+            page_cluster: 3,
+            vma_ra_enabled: true,
+            swap_ra: None,
         }
     }
 }
@@ -284,6 +294,42 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        key: "vm.page-cluster",
+        help: "log2 of the largest swap readahead window, 0..31 (kernel default 3: 8 pages; 0 disables)",
+        get: |c| c.page_cluster.to_string(),
+        set: |c, v| {
+            c.page_cluster = parse_u64(v, 0, 31)? as u32;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vma_ra_enabled",
+        help: "/sys/kernel/mm/swap/vma_ra_enabled: VMA-based swap readahead (seed 001, v4.14); rotational swap uses cluster readahead regardless",
+        get: |c| (c.vma_ra_enabled as u8).to_string(),
+        set: |c, v| {
+            c.vma_ra_enabled = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "swap_ra",
+        help: "swap readahead policy: kernel (the kernel's rule: vma_ra_enabled and not rotational), cluster, or vma (forced, e.g. VMA on an HDD)",
+        get: |c| match c.swap_ra {
+            None => "kernel".into(),
+            Some(RaMode::Cluster) => "cluster".into(),
+            Some(RaMode::Vma) => "vma".into(),
+        },
+        set: |c, v| {
+            c.swap_ra = match v {
+                "kernel" => None,
+                "cluster" => Some(RaMode::Cluster),
+                "vma" => Some(RaMode::Vma),
+                _ => return Err("kernel, cluster or vma".into()),
+            };
+            Ok(())
+        },
+    },
+    Setting {
         key: "vm.watermark_scale_factor",
         help: "watermark gap in 1/10000 of memory, 1..3000 (kernel default 10)",
         get: |c| c.watermark_scale_factor.to_string(),
@@ -326,6 +372,8 @@ pub const SETTINGS: &[Setting] = &[
     flag!("cache_challenges_anon", cache_challenges_anon, "v5.8: file refaults are compared with active file + anon, not active file alone"),
     flag!("anon_start_inactive", anon_start_inactive, "v5.9 (seed 004): new and swapped-in anon pages start inactive; anon needs two looks to activate"),
     flag!("anon_ratio_1to1", anon_ratio_1to1, "v5.9 patch 1/6 (seed 004, temporary): anon active:inactive target 1:1"),
+    flag!("file_ratio_1to1", file_ratio_1to1, "before 2016's 'reduce size of inactive file list': file active:inactive target 1:1"),
+    flag!("refaults_deactivate", refaults_deactivate, "v4.20+: file workingset activations force deactivation and end cache trim mode"),
     flag!("anon_workingset", anon_workingset, "v5.9 (seed 004): shadow entries in swap cache, refault detection for anon"),
     dirty_flag!("kswapd_write_at_priority", kswapd_write_at_priority, "before v3.11 (seed 003): kswapd writes dirty file pages itself below priority 10; off: only while the node is flagged dirty"),
     dirty_flag!("kswapd_flat_priority", kswapd_flat_priority, "v3.11: kswapd passes aim at the high watermark, priority drops when scanning falls short; off (v3.9): full passes, restart at priority 12 after 32 reclaimed"),

@@ -2,6 +2,9 @@
 
 use crate::Nanos;
 
+/// The latency percentiles reported per thread (100 = max), seed 001's table and beyond.
+pub const LATENCY_PERCENTILES: [f64; 9] = [50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.9, 100.0];
+
 /// Per-thread results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThreadReport {
@@ -13,8 +16,8 @@ pub struct ThreadReport {
     pub end_ns: Nanos,
     /// Time stalled in direct reclaim and reclaim throttling.
     pub reclaim_stall_ns: Nanos,
-    /// Operation latency percentiles (p50, p90, p99, p99.9, max), ns.
-    pub latency_ns: [(f64, u64); 5],
+    /// Operation latency at each of [`LATENCY_PERCENTILES`], ns.
+    pub latency_ns: [(f64, u64); 9],
     /// Mean operation latency, ns.
     pub latency_mean_ns: f64,
 }

@@ -19,7 +19,8 @@ use crate::config::{Config, ConfigError};
 use crate::writeback::Flusher;
 use crate::device::Device;
 use crate::program::{Access, Program, Step};
-use crate::report::{RunReport, ThreadReport};
+use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
+use crate::swap_ra::{RaMode, SwapReadahead};
 use crate::{Nanos, JIFFY_NS};
 use hdrhistogram::Histogram;
 use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
@@ -123,6 +124,7 @@ struct Machine {
     kswapd_gen: u64,
     swap_dev: Device,
     fs_dev: Device,
+    ra: SwapReadahead,
     cfg: Config,
     env: PageoutEnv,
     queue: EventQueue,
@@ -198,6 +200,7 @@ impl SimBuilder {
                 kswapd: Kswapd::default(),
                 kswapd_state: KswapdState::Asleep,
                 kswapd_gen: 0,
+                ra: SwapReadahead::new(cfg.page_cluster, cfg.vma_ra_enabled, swap_dev.rotational(), cfg.swap_ra),
                 swap_dev,
                 fs_dev: cfg.fs_kind.preset(),
                 cfg,
@@ -388,7 +391,7 @@ impl Sim {
                     ops: t.fast_ops + t.slow_ops,
                     end_ns: if t.done { t.clock } else { end },
                     reclaim_stall_ns: t.reclaim_stall_ns,
-                    latency_ns: [(50.0, q(0.5)), (90.0, q(0.9)), (99.0, q(0.99)), (99.9, q(0.999)), (100.0, t.hist.max())],
+                    latency_ns: LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { t.hist.max() } else { q(p / 100.0) })),
                     latency_mean_ns: t.hist.mean(),
                 }
             })
@@ -527,31 +530,93 @@ impl Machine {
         self.mm.stat.count(VmEvent::Pgfault, 1);
         let entry = self.mm.swap.slot(slot).cache;
         if let Some(pfn) = entry.pfn() {
-            // Swap-cache hit: a minor fault.
+            // Swap-cache hit: a minor fault (`swap_cache_get_folio`).
+            let readahead = self.mm.frames[pfn].flags.test_clear(PageFlags::READAHEAD);
+            if readahead {
+                self.mm.stat.count(VmEvent::SwapRaHit, 1);
+            }
+            self.ra.on_cache_hit(region.0 as usize, page, readahead);
             self.map_swapped_in(region, page, pfn, write);
             self.policy.on_swap_cache_hit(&mut self.mm, pfn);
             return Ok((self.cfg.cpu.fault_ns, 0));
         }
         let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
         self.mm.stat.count(VmEvent::Pgmajfault, 1);
-        self.mm.stat.count(VmEvent::Pswpin, 1);
-        self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
-        let shadow = entry.as_shadow();
-        if self.swap_dev.sync {
-            // SWP_SYNCHRONOUS_IO: bypass the swap cache; the slot is released at once.
+        let t = now + stall;
+        let done = if self.swap_dev.sync {
+            // SWP_SYNCHRONOUS_IO: no swap cache, no readahead; the slot is released at once.
+            self.swap_in_page(pfn, slot, false);
             *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
             self.mm.swap.free(slot);
+            self.swap_dev.submit(t, 1, false)
         } else {
+            self.swap_in_page(pfn, slot, true);
+            let mut reads = self.swapin_readahead(region, page, slot);
+            reads.push(slot);
+            self.submit_swap_reads(&mut reads, slot, t)
+        };
+        self.map_swapped_in(region, page, pfn, write);
+        Ok((done - now + self.cfg.cpu.fault_ns, stall))
+    }
+
+    /// Reads swap slot `slot` into frame `pfn`: swap cache insertion (unless
+    /// bypassed), refault check on the slot's shadow, LRU insertion, counters.
+    fn swap_in_page(&mut self, pfn: Pfn, slot: u32, swap_cache: bool) {
+        let shadow = self.mm.swap.slot(slot).cache.as_shadow();
+        if swap_cache {
             let f = &mut self.mm.frames[pfn];
             f.flags.set(PageFlags::SWAPCACHE);
             f.swap = slot;
             *self.mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
         }
+        self.mm.stat.count(VmEvent::Pswpin, 1);
+        self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
         self.policy.add_page(&mut self.mm, pfn, Origin::SwapIn, shadow);
-        let t = now + stall;
-        let done = self.swap_dev.submit(t, 1, false);
-        self.map_swapped_in(region, page, pfn, write);
-        Ok((done - now + self.cfg.cpu.fault_ns, stall))
+    }
+
+    /// `swapin_readahead()` around a fault on `page` of `region` (slot `target`):
+    /// reads the window's other swapped-out pages into the swap cache with
+    /// `PG_readahead`; returns their slots.
+    fn swapin_readahead(&mut self, region: RegionId, page: u32, target: u32) -> Vec<u32> {
+        let candidates: Vec<u32> = match self.ra.mode {
+            RaMode::Cluster => self.ra.cluster_window(target, self.mm.swap.nr_slots()).collect(),
+            RaMode::Vma => {
+                let ptes = &self.mm.regions[region.0 as usize].ptes;
+                let window = self.ra.vma_window(region.0 as usize, page, ptes.len() as u32);
+                ptes[window.start as usize..window.end as usize].iter().filter_map(|pte| pte.swap_slot()).collect()
+            }
+        };
+        let mut read = Vec::with_capacity(candidates.len());
+        for slot in candidates {
+            if slot == target || !self.mm.swap.is_used(slot) || self.mm.swap.slot(slot).cache.pfn().is_some() {
+                continue;
+            }
+            // Simplification S-RA1: readahead pages never enter reclaim; past the min watermark the window stops.
+            if !watermark_ok(&self.mm, Watermark::Min) {
+                break;
+            }
+            let s = *self.mm.swap.slot(slot);
+            let Some(pfn) = self.mm.frames.alloc(Owner::anon(RegionId(s.region)), s.index, PageFlags::SWAPBACKED | PageFlags::READAHEAD) else { break };
+            self.mm.stat.count(VmEvent::PgallocNormal, 1);
+            self.mm.stat.count(VmEvent::SwapRa, 1);
+            self.swap_in_page(pfn, slot, true);
+            read.push(slot);
+        }
+        read
+    }
+
+    /// Submits swap reads as one request per run of contiguous slots, in slot
+    /// order; returns when the run holding `target` completes.
+    fn submit_swap_reads(&mut self, slots: &mut [u32], target: u32, at: Nanos) -> Nanos {
+        slots.sort_unstable();
+        let mut target_done = at;
+        for run in slots.chunk_by(|a, b| b == &(a + 1)) {
+            let done = self.swap_dev.submit_at(at, run[0] as u64, run.len() as u64, false);
+            if run.contains(&target) {
+                target_done = done;
+            }
+        }
+        target_done
     }
 
     /// Maps a swapped-in page; frees its swap slot on a write fault or when swap
@@ -636,7 +701,10 @@ impl Machine {
     /// can change (the next event, at most one jiffy), then retries; after
     /// `OOM_STALL_LIMIT` such waits in a row without progress it fails.
     fn throttle(&mut self, at: Nanos) -> Stall {
-        self.stalled_attempts += 1;
+        // Writes in flight will free pages: waiting for them is not a failure.
+        if self.mm.dirty.nr_writeback == 0 {
+            self.stalled_attempts += 1;
+        }
         if self.stalled_attempts > OOM_STALL_LIMIT {
             return Stall::Oom;
         }

@@ -103,6 +103,13 @@ pub struct ReclaimConfig {
     pub anon_workingset: bool,
     /// Dirty/writeback handling flags.
     pub dirty: DirtyConfig,
+    /// `file_ratio_1to1` (before Rik van Riel's "reduce size of inactive file list",
+    /// 2016): the file active:inactive target is 1:1 instead of `sqrt(10 * GB)`.
+    pub file_ratio_1to1: bool,
+    /// `refaults_deactivate` (v4.20, moved to the reclaim root in v5.5): new file
+    /// workingset activations allow deactivating the active file list and end cache
+    /// trim mode. Without it only the inactive:active ratio decides.
+    pub refaults_deactivate: bool,
 }
 
 impl Default for ReclaimConfig {
@@ -116,6 +123,8 @@ impl Default for ReclaimConfig {
             anon_ratio_1to1: false,
             anon_workingset: true,
             dirty: DirtyConfig::default(),
+            file_ratio_1to1: false,
+            refaults_deactivate: true,
         }
     }
 }

@@ -120,3 +120,29 @@ fn restore_charges_refault_cost() {
     assert_eq!(mm.stat.get(VmEvent::WorkingsetActivateFile), 1);
     assert_eq!(mm.stat.get(VmEvent::WorkingsetRefaultFile), 1);
 }
+
+/// v4.6 (`file_ratio_1to1`, no `refaults_deactivate`): 100000 inactive against
+/// 200000 active file pages (1.1 GB, sqrt ratio 3) is low at 1:1 but not at 3:1;
+/// with inactive 8192 against active 4096 it is not low, and
+/// since refaults do not count, every pass trims the cache (SCAN_FILE).
+#[test]
+fn old_file_ratio_and_cache_trim() {
+    let cfg = ReclaimConfig { balance: Balance::Rotation, file_ratio_1to1: true, refaults_deactivate: false, ..ReclaimConfig::default() };
+    let (_, p) = lists(cfg.clone(), [0, 0, 100_000, 200_000]);
+    assert!(p.inactive_is_low(1));
+    let (_, p) = lists(ReclaimConfig { file_ratio_1to1: false, ..cfg.clone() }, [0, 0, 100_000, 200_000]);
+    assert!(!p.inactive_is_low(1));
+    let (mut mm, mut p) = lists(cfg.clone(), [4096, 4096, 8192, 4096]);
+    assert!(!p.inactive_is_low(1));
+    // A refault activation since the last snapshot does not change the decision.
+    mm.stat.count(VmEvent::WorkingsetActivateFile, 1);
+    let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+    sc.priority = 2;
+    p.prepare_scan_control(&mm, &sc);
+    assert_eq!(p.get_scan_count(&mm, &sc).balance, ScanBalance::File);
+    // The same lists with refaults_deactivate: the activation ends trim mode.
+    let (mut mm, mut p) = lists(ReclaimConfig { refaults_deactivate: true, ..cfg }, [4096, 4096, 8192, 4096]);
+    mm.stat.count(VmEvent::WorkingsetActivateFile, 1);
+    p.prepare_scan_control(&mm, &sc);
+    assert_eq!(p.get_scan_count(&mm, &sc).balance, ScanBalance::Fract);
+}

@@ -1,7 +1,7 @@
 //! The table of built-in workloads, their parameters and how each is built.
 
 use crate::iobench::{FileCopy, MemcacheTest};
-use crate::phases::{Phase, PhaseProgram, Target};
+use crate::phases::{MixPart, Phase, PhaseProgram, Target};
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
 use crate::spec::{SpecError, WorkloadSpec};
@@ -93,6 +93,16 @@ pub const WORKLOADS: &[Workload] = &[
         build: build_hotcold,
     },
     Workload {
+        name: "linpack",
+        summary: "seed 001: blocked LU factorisation of a dense matrix larger than memory (setup, panel and trailing updates)",
+        params: &[
+            p("size", "1.2x", SIZE_HELP),
+            p("blocks", "16", "blocks per matrix side (block-major layout)"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_linpack,
+    },
+    Workload {
         name: "memcachetest",
         summary: "seed 003: memcached-like store in anon memory, filled by sets, then uniform gets/sets; ops/s is the score",
         params: &[
@@ -112,6 +122,44 @@ pub const WORKLOADS: &[Workload] = &[
             p("start_ms", "0", "virtual time before the copy starts"),
         ],
         build: build_parallelio,
+    },
+    Workload {
+        name: "pgbench",
+        summary: "seed 000: database clients hitting hot shared buffers (anon) and a file database larger than the cache, beside idle anon memory",
+        params: &[
+            p("db", "0.8x", "database file read through file descriptors (seed: 5.6G of 7G)"),
+            p("buffers", "0.143x", "shared buffers, anonymous, accessed by every client (seed: 1G)"),
+            p("idle", "0.15x", "anonymous memory of idle processes, touched once (seed: a little over 1G)"),
+            p("clients", "8", "client threads"),
+            p("ops", "1000000", "page accesses per client"),
+            p("db_share", "0.25", "share of a client's accesses that go to the database file"),
+            p("alpha", "0.0", "zipf exponent of database pages (0 = uniform, TPC-B's accounts table)"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_pgbench,
+    },
+    Workload {
+        name: "vmscale-rand",
+        summary: "seed 001: vm-scalability's random swap case: processes writing random pages of their own regions",
+        params: &[
+            p("size", "0.94x", "total of all processes' regions (seed: 30G on 32G)"),
+            p("procs", "8", "processes, one region each"),
+            p("ops", "10000000", "page writes per process"),
+            p("think_ns", "0", "computation between writes, ns (bounds the access rate of a resident process)"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_vmscale_rand,
+    },
+    Workload {
+        name: "vmscale-seq",
+        summary: "seed 001: vm-scalability's sequential swap case: processes writing their regions in order, round after round",
+        params: &[
+            p("size", "1.56x", "total of all processes' regions (seed: 50G on 32G)"),
+            p("procs", "4", "processes, one region each"),
+            p("rounds", "100", "sequential write passes per process (the first one swaps out)"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_vmscale_seq,
     },
 ];
 
@@ -257,7 +305,7 @@ fn build_anon(c: &mut Ctx) -> Result<(), SpecError> {
         match pattern {
             "idle" => {}
             "seq" => ph.push(sweep(t, 0, pages, passes, write)),
-            _ => ph.push(Phase::Random { target: t, sampler: sampler.clone(), ops, write }),
+            _ => ph.push(Phase::Random { target: t, sampler: sampler.clone(), ops, write, think_ns: 0 }),
         }
         ph
     })
@@ -274,7 +322,7 @@ fn build_ebizzy(c: &mut Ctx) -> Result<(), SpecError> {
         // SIM-CHOICE: ebizzy's main thread fills the memory before the workers
         // start; here each worker fills its share, which keeps threads independent.
         let mut ph = fill_share(t, pages, threads, i);
-        ph.push(Phase::Random { target: t, sampler: sampler.clone(), ops, write: false });
+        ph.push(Phase::Random { target: t, sampler: sampler.clone(), ops, write: false, think_ns: 0 });
         ph
     })
 }
@@ -290,7 +338,7 @@ fn build_fileloop(c: &mut Ctx) -> Result<(), SpecError> {
     let t = Target::File(file);
     c.spawn(threads, |_| match pattern {
         "seq" => vec![sweep(t, 0, pages, passes, false)],
-        _ => vec![Phase::Random { target: t, sampler: sampler.clone(), ops, write: false }],
+        _ => vec![Phase::Random { target: t, sampler: sampler.clone(), ops, write: false, think_ns: 0 }],
     })
 }
 
@@ -335,6 +383,88 @@ fn build_parallelio(c: &mut Ctx) -> Result<(), SpecError> {
     let pages = c.pages("size")?;
     let (src, dst) = (c.builder.add_file(pages), c.builder.add_file(pages));
     c.spawn_program(Box::new(FileCopy::new(src, dst, pages)))
+}
+
+/// One region per process, `total` pages shared out.
+fn process_regions(c: &mut Ctx, total: u32, procs: u64) -> Vec<(Target, u32)> {
+    let each = (total as u64).div_ceil(procs).max(1) as u32;
+    (0..procs).map(|_| (Target::Mem(c.builder.add_anon_region(each)), each)).collect()
+}
+
+fn build_vmscale_seq(c: &mut Ctx) -> Result<(), SpecError> {
+    let total = c.pages("size")?;
+    let procs = c.int("procs", 1, 1024)?;
+    let rounds = c.int("rounds", 1, 1 << 20)? as u32;
+    let regions = process_regions(c, total, procs);
+    c.spawn(procs, |i| {
+        let (t, n) = regions[i as usize];
+        vec![sweep(t, 0, n, rounds, true)]
+    })
+}
+
+fn build_vmscale_rand(c: &mut Ctx) -> Result<(), SpecError> {
+    let total = c.pages("size")?;
+    let procs = c.int("procs", 1, 1024)?;
+    let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let think_ns = c.int("think_ns", 0, 1 << 40)?;
+    let regions = process_regions(c, total, procs);
+    c.spawn(procs, |i| {
+        let (t, n) = regions[i as usize];
+        // SIM-CHOICE: vm-scalability's random case writes without a first
+        // sequential fill; the first touch of each page is where it lands.
+        vec![Phase::Random { target: t, sampler: Rc::new(Sampler::Uniform(n)), ops, write: true, think_ns }]
+    })
+}
+
+fn build_linpack(c: &mut Ctx) -> Result<(), SpecError> {
+    let pages = c.pages("size")?;
+    let nb = c.int("blocks", 1, 256)? as u32;
+    let block = pages.div_ceil(nb * nb).max(1);
+    let region = c.builder.add_anon_region(block * nb * nb);
+    let t = Target::Mem(region);
+    c.spawn(1, |_| {
+        let at = |i: u32, j: u32| sweep(t, (i * nb + j) * block, block, 1, true);
+        // Setup: write the whole matrix once.
+        let mut ph = vec![sweep(t, 0, block * nb * nb, 1, true)];
+        // Right-looking blocked LU: factor panel k, then update the trailing matrix.
+        for k in 0..nb {
+            ph.extend((k..nb).map(|i| at(i, k)));
+            for j in k + 1..nb {
+                ph.push(at(k, j));
+                ph.extend((k + 1..nb).map(|i| at(i, j)));
+            }
+        }
+        // Teardown: the solution pass reads the factors back once.
+        ph.push(sweep(t, 0, block * nb * nb, 1, false));
+        ph
+    })
+}
+
+fn build_pgbench(c: &mut Ctx) -> Result<(), SpecError> {
+    let db = c.pages("db")?;
+    let buffers = c.pages("buffers")?;
+    let idle = c.pages("idle")?;
+    let clients = c.int("clients", 1, 1024)?;
+    let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let db_share = c.float("db_share", 0.0, 1.0)?;
+    let alpha = c.float("alpha", 0.0, 10.0)?;
+    let db_sampler = Rc::new(if alpha == 0.0 { Sampler::Uniform(db) } else { Sampler::zipf(db, alpha, &mut c.rng(999)) });
+    let (ri, rb) = (c.builder.add_anon_region(idle), c.builder.add_anon_region(buffers));
+    let file = c.builder.add_file(db);
+    let (ti, tb, tf) = (Target::Mem(ri), Target::Mem(rb), Target::File(file));
+    let parts = MixPart::weighted(vec![
+        (tb, Rc::new(Sampler::Uniform(buffers)), 1.0 - db_share, true),
+        (tf, db_sampler, db_share, false),
+    ]);
+    c.spawn(clients, |i| {
+        // SIM-CHOICE: the idle processes' memory is written once by client 0
+        // before the run, and the shared buffers are filled by the clients in
+        // shares, like postgres's startup touching its buffer pool.
+        let mut ph = if i == 0 { vec![sweep(ti, 0, idle, 1, true)] } else { Vec::new() };
+        ph.extend(fill_share(tb, buffers, clients, i));
+        ph.push(Phase::Mix { parts: parts.clone(), ops });
+        ph
+    })
 }
 
 /// Adds workload `spec` (the `index`-th of the run) to `builder`. Returns the

@@ -49,7 +49,7 @@ pub fn print_reproduction(r: &Reproduction) {
                 Expect::Higher => "higher".to_string(),
                 Expect::Same(t) => format!("within {:.0}%", t * 100.0),
             };
-            line += &format!(" {:>9}  {} ({})", fmt_change(&m.ours), if m.agrees() { "agrees" } else { "DISAGREES" }, want);
+            line += &format!(" {:>9}  {} ({})", fmt_change(&m.ours), m.verdict().name(), want);
             println!("{line}");
         }
         for note in &t.notes {
@@ -72,7 +72,7 @@ pub fn reproduction_json(r: &Reproduction) -> Value {
                 "seed": m.seed,
                 "ours": m.ours,
                 "expect": format!("{:?}", m.expect),
-                "agrees": m.agrees(),
+                "verdict": m.verdict().name(),
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })

@@ -201,7 +201,8 @@ impl Classic {
         let inactive = self.len(ty * 2);
         let active = self.len(ty * 2 + 1);
         let gb = (inactive + active) >> (30 - mm::PAGE_SHIFT);
-        let ratio = if ty == ANON && self.cfg.anon_ratio_1to1 {
+        let one_to_one = if ty == ANON { self.cfg.anon_ratio_1to1 } else { self.cfg.file_ratio_1to1 };
+        let ratio = if one_to_one {
             1
         } else if gb > 0 {
             int_sqrt(10 * gb)
@@ -374,7 +375,8 @@ impl Classic {
             for ty in [ANON, FILE] {
                 // New activations since the last cycle mean a new workingset is
                 // forming: let the stale active pages go.
-                may_deactivate[ty] = activations[ty] != self.refaults_snapshot[ty] || self.inactive_is_low(ty);
+                let refaulting = self.cfg.refaults_deactivate && activations[ty] != self.refaults_snapshot[ty];
+                may_deactivate[ty] = refaulting || self.inactive_is_low(ty);
             }
         }
         let cache_trim_mode = (self.len(IF) >> sc.priority) != 0 && !may_deactivate[FILE];

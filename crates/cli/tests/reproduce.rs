@@ -1,0 +1,72 @@
+//! Seed reproductions (`reproduce --quick`) as integration tests: the headline
+//! rows must move the way the seed documents report.
+
+use serde_json::Value;
+use std::process::Command;
+
+/// Runs `reproduce SEED --quick --json` and returns the tables.
+fn reproduce(seed: &str) -> Value {
+    let path = std::env::temp_dir().join(format!("reclaimsim-repro-{seed}-{}.json", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+        .args(["reproduce", seed, "--quick", "--json", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("seed chg") && text.contains("ours chg"), "{text}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    v
+}
+
+/// The row `name` of table `table`: (our figures, verdict).
+fn row(v: &Value, table: usize, name: &str) -> (Vec<f64>, String) {
+    let metrics = v[0]["tables"][table]["metrics"].as_array().unwrap();
+    let m = metrics.iter().find(|m| m["name"] == name).unwrap_or_else(|| panic!("no row {name}"));
+    (m["ours"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect(), m["verdict"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn seed_000_refault_cost_cuts_refaults_and_raises_throughput() {
+    let v = reproduce("seed-000");
+    for name in ["total refaults", "workingset_refault_file", "tps (accesses/s)", "pgscan_file"] {
+        let (ours, verdict) = row(&v, 0, name);
+        assert_eq!(verdict, "agrees", "{name}: {ours:?}");
+    }
+    // Refaults fall by at least a tenth (seed: -54%).
+    let (refaults, _) = row(&v, 0, "total refaults");
+    assert!(refaults[1] < 0.9 * refaults[0], "{refaults:?}");
+}
+
+#[test]
+fn seed_004_anon_workingset_cuts_swap_ins() {
+    let v = reproduce("seed-004");
+    let (pswpin, verdict) = row(&v, 0, "pswpin");
+    assert_eq!(verdict, "agrees", "{pswpin:?}");
+    // Seed: -21%; ours must be at least -8%.
+    assert!(pswpin[1] < 0.92 * pswpin[0], "{pswpin:?}");
+    // ebizzy: detect never swaps in more than base beyond noise.
+    for alpha in ["0.1", "0.7", "1.3"] {
+        let (ours, _) = row(&v, 1, &format!("pswpin alpha={alpha}"));
+        assert!(ours[2] <= ours[0] * 1.01, "alpha {alpha}: {ours:?}");
+    }
+}
+
+#[test]
+fn unknown_seed_is_a_usage_error_listing_the_seeds() {
+    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(["reproduce", "seed-999"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown seed `seed-999`") && err.contains("seed-000"), "{err}");
+}
+
+#[test]
+fn seed_001_vma_readahead_hits_more_and_runs_faster() {
+    let v = reproduce("seed-001");
+    for name in ["ra_hit%", "throughput KB/s", "latency.average us"] {
+        let (ours, verdict) = row(&v, 0, name);
+        assert_eq!(verdict, "agrees", "{name}: {ours:?}");
+    }
+    let (hit, _) = row(&v, 0, "ra_hit%");
+    assert!(hit[0] < 80.0 && hit[1] > 95.0, "seed: 52.7% -> 99.98%; ours {hit:?}");
+}
