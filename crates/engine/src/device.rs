@@ -163,7 +163,7 @@ impl Device {
     }
 
     /// `bdi_write_congested()`: at least [`CONGESTION_ON`] requests queued.
-    /// Simplification S-DV2: no hysteresis latch; congestion ends at
+    /// Simplification S-DV1: no hysteresis latch; congestion ends at
     /// [`Device::uncongested_at`].
     pub fn congested(&mut self, now: Nanos) -> bool {
         self.queued(now) >= CONGESTION_ON

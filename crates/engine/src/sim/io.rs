@@ -166,7 +166,7 @@ impl Machine {
     }
 
     /// Pages a read miss at `index` brings in: the page and, with readahead,
-    /// the following non-resident pages up to `read_ahead_kb` (S-RA1: every
+    /// the following non-resident pages up to `read_ahead_kb` (S-FR1: every
     /// miss reads ahead; no sequential-pattern detection or async readahead).
     pub(super) fn readahead_window(&self, file: FileId, index: u32) -> u32 {
         let ra = (self.cfg.read_ahead_kb * 1024 / mm::PAGE_SIZE).max(1) as u32;
