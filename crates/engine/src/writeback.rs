@@ -124,7 +124,7 @@ pub fn dirtyable_memory(free: u64, reserve: u64, file_lru: u64) -> u64 {
 }
 
 /// Position of a file page in the filesystem device's address space: files
-/// lie one after another in 2^32-page extents (S-DV1).
+/// lie one after another in 2^32-page extents (SIM-CHOICE).
 pub fn file_page_pos(mm: &Mm, pfn: Pfn) -> u64 {
     let f = &mm.frames[pfn];
     let file = f.owner.as_file().expect("file position of a non-file page");
