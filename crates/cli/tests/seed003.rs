@@ -1,12 +1,12 @@
-//! Seed 003 (`reproduce seed-003 --quick`): the kswapd-side effects of the
-//! v3.11 "reduce system disruption" series must show. The memcachetest
-//! collapse and the swap traffic of v3.9 are not reproduced yet (see
-//! docs/model.md), so they are not asserted here.
+//! Seed 003 (`reproduce seed-003 --quick`): the effects of the v3.11 "reduce
+//! system disruption" series on kswapd and swap must show, with tolerances.
+//! The size of v3.9's memcachetest collapse is not reproduced (docs/model.md),
+//! so ops/s is not asserted beyond "no difference without background IO".
 
 use std::process::Command;
 
 #[test]
-fn seed003_quick_kswapd_scans_less_and_writes_less_with_v311() {
+fn seed003_quick_kswapd_scans_less_writes_less_and_stops_swapping_with_v311() {
     let dir = std::env::temp_dir().join(format!("reclaimsim-seed003-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("r.json");
@@ -26,11 +26,15 @@ fn seed003_quick_kswapd_scans_less_and_writes_less_with_v311() {
         (ours[0].as_f64().unwrap(), ours[1].as_f64().unwrap())
     };
     let (eff39, eff311) = row("Kswapd efficiency %");
-    assert!(eff311 > eff39 * 1.2, "efficiency {eff39} -> {eff311}");
+    assert!(eff311 > eff39 * 2.0, "efficiency {eff39} -> {eff311}");
     let (vel39, vel311) = row("Kswapd velocity");
-    assert!(vel311 < vel39 * 0.9, "velocity {vel39} -> {vel311}");
+    assert!(vel311 < vel39 * 0.6, "velocity {vel39} -> {vel311}");
     let (w39, w311) = row("Page writes file");
-    assert!(w39 > 1000.0 && w311 < w39 / 4.0, "kswapd file writes {w39} -> {w311}");
+    assert!(w39 > 1000.0 && w311 < w39 / 10.0, "kswapd file writes {w39} -> {w311}");
+    let (i39, i311) = row("Page reclaim immediate");
+    assert!(i311 < i39 / 5.0, "immediate {i39} -> {i311}");
+    let (s39, s311) = row("Swap Outs");
+    assert!(s39 > 100.0 && s311 <= s39 / 100.0, "swap-outs {s39} -> {s311}");
     // Without background IO the kernels do not differ.
     let idle = &tables[0]["metrics"][0]["ours"];
     assert_eq!(idle[0], idle[1]);

@@ -116,9 +116,10 @@ pub const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "parallelio",
-        summary: "seed 003: mmtests parallelio's background IO, a file copy (read one file, write another) of a given size",
+        summary: "seed 003: mmtests parallelio's background IO: a file of a given size written (from zeroes, or copied from another file)",
         params: &[
             p("size", "1.0x", SIZE_HELP),
+            p("source", "zero", "zero (dd from /dev/zero, as mmtests) or file (read a source file page by page)"),
             p("start_ms", "0", "virtual time before the copy starts"),
         ],
         build: build_parallelio,
@@ -381,7 +382,11 @@ fn build_memcachetest(c: &mut Ctx) -> Result<(), SpecError> {
 
 fn build_parallelio(c: &mut Ctx) -> Result<(), SpecError> {
     let pages = c.pages("size")?;
-    let (src, dst) = (c.builder.add_file(pages), c.builder.add_file(pages));
+    let src = match c.choice("source", &["zero", "file"])? {
+        "file" => Some(c.builder.add_file(pages)),
+        _ => None,
+    };
+    let dst = c.builder.add_file(pages);
     c.spawn_program(Box::new(FileCopy::new(src, dst, pages)))
 }
 

@@ -25,7 +25,7 @@ const SEED_PER_SIZE: [[(f64, f64); 5]; 4] = [
 ];
 
 fn variants(args: &ReproduceArgs) -> Vec<Variant> {
-    let (memory_mb, ops, swap) = if args.quick { (64u64, 250_000, "hdd:256M") } else { (256, 1_000_000, "hdd:1G") };
+    let (memory_mb, ops, swap) = if args.quick { (128u64, 500_000, "hdd:512M") } else { (256, 1_000_000, "hdd:1G") };
     let kb = memory_mb * 1024;
     let mut out = Vec::new();
     for (label, frac) in SIZES {
@@ -33,7 +33,7 @@ fn variants(args: &ReproduceArgs) -> Vec<Variant> {
             // The rest of the system: anonymous memory touched once and then idle.
             let mut workloads = vec![format!("memcachetest:size=0.5x,ops={ops}"), "anon:size=0.1x,pattern=idle".into()];
             if frac > 0.0 {
-                workloads.push(format!("parallelio:size={frac}x,start_ms=100"));
+                workloads.push(format!("parallelio:size={frac}x,start_ms=100,source=zero"));
             }
             out.push(Variant {
                 label: format!("{profile}/{label}"),
