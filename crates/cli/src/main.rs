@@ -2,6 +2,7 @@
 //! the engine, prints `/proc/vmstat`-style output and writes JSON results.
 
 mod bench;
+mod compare;
 mod output;
 mod reproduce;
 mod runner;
@@ -29,6 +30,8 @@ enum Command {
     Settings,
     /// Run a seed document's experiment before and after its change and print its table beside ours.
     Reproduce(reproduce::ReproduceArgs),
+    /// Compare result documents side by side, mmtests style (vmstat rows, derived ratios, changes).
+    Compare(compare::CompareArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
 }
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Bench(args) => bench::bench(args),
+        Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
     };
     match result {
