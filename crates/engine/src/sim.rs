@@ -11,6 +11,7 @@
 //!   but no other actor can see the page locked meanwhile.
 //! - S-EN3: a direct reclaimer that frees nothing is throttled until the next
 //!   event or one jiffy (`reclaim_throttle(NOPROGRESS)`), then retries.
+//!
 //! Dirty pages, the flusher and reclaim throttling waits live in `sim/io.rs`.
 
 mod io;

@@ -77,7 +77,7 @@ impl Program for FileCopy {
             return Step::Done;
         }
         let page = (self.next / per_page) as u32;
-        let read = per_page == 2 && self.next % 2 == 0;
+        let read = per_page == 2 && self.next.is_multiple_of(2);
         self.next += 1;
         Step::Access(match self.src {
             Some(src) if read => Access::FileRead { file: src, page },
