@@ -1,8 +1,10 @@
 //! Seed 003: "Reduce system disruption due to kswapd" and its follow-up
-//! (v3.9 vanilla vs v3.11 lessdisrupt): memcachetest beside a background file
-//! copy of growing size, mmtests' parallelio.
+//! (v3.9 vanilla vs v3.11 lessdisrupt): memcachetest beside background IO of
+//! growing size, mmtests' parallelio (a file written from `/dev/zero`: the
+//! seed's sector reads are far below its IO sizes), beside idle anon memory
+//! (the seed's v3.9 swapped out "really unused anonymous pages" first).
 //!
-//! SIM-CHOICE scale-down: the seed's machine is not stated; its copy sizes
+//! SIM-CHOICE scale-down: the seed's machine is not stated; its IO sizes
 //! (715M, 2385M, 4055M) are taken as 0.176x, 0.588x and 1.0x of memory. The
 //! dirty limits are set in bytes (0.78x and 0.39x of memory) so that the dirty
 //! set can cover most of the file LRU, as it did in the seed's small Normal
@@ -12,7 +14,7 @@ use super::{run_variants, Expect, Metric, ReproduceArgs, Reproduction, Table, Va
 use anyhow::Result;
 use engine::RunReport;
 
-/// Copy sizes: the seed's label and ours as a fraction of memory.
+/// Background IO sizes: the seed's label and ours as a fraction of memory.
 const SIZES: [(&str, f64); 4] = [("0M", 0.0), ("715M", 0.176), ("2385M", 0.588), ("4055M", 1.0)];
 const PROFILES: [&str; 2] = ["v3.9", "v3.11"];
 
@@ -61,7 +63,7 @@ fn ops_per_sec(r: &RunReport) -> f64 {
     thread(r, "memcachetest").map_or(0.0, |t| t.ops_per_sec())
 }
 
-/// The copy's duration in seconds (0 without a copy), start delay excluded.
+/// The background IO's duration in seconds (0 without it), start delay excluded.
 fn io_duration(r: &RunReport) -> f64 {
     thread(r, "parallelio").map_or(0.0, |t| t.end_ns.saturating_sub(100_000_000) as f64 / 1e9)
 }
@@ -78,7 +80,7 @@ fn per_size_table(i: usize, pair: &[RunReport]) -> Table {
     let idle = i == 0;
     let lower_or_same = if idle { Expect::Same(0.05) } else { Expect::Lower };
     Table {
-        title: format!("memcachetest-{label} (background copy {label})"),
+        title: format!("memcachetest-{label} (background IO {label})"),
         variants: PROFILES.iter().map(|p| p.to_string()).collect(),
         metrics: vec![
             metric("ops/s", s[0], v(&ops_per_sec), if idle { Expect::Same(0.05) } else { Expect::Higher }),
@@ -122,7 +124,7 @@ fn totals_table(reports: &[RunReport]) -> Table {
         ],
         notes: vec![
             "Kswapd velocity: pgscan_kswapd per second of simulated time; efficiency: pgsteal_kswapd / pgscan_kswapd.".into(),
-            "Scale: copy sizes 0.176x/0.588x/1.0x of memory for 715M/2385M/4055M; dirty limits in bytes (0.78x/0.39x of memory).".into(),
+            "Scale: 256M (quick 128M), HDD for files and swap; IO sizes 0.176x/0.588x/1.0x of memory for 715M/2385M/4055M; dirty limits in bytes (0.78x/0.39x of memory) stand in for the seed's small Normal zone.".into(),
         ],
     }
 }
