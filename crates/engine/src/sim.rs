@@ -782,5 +782,6 @@ impl Machine {
         let on_lists = self.policy.lru_sizes().total();
         let free = self.mm.nr_free();
         assert_eq!(free + on_lists, self.mm.frames.len() as u64, "page accounting: free {free} + on LRU {on_lists} != total");
+        self.check_dirty_gauges();
     }
 }

@@ -192,6 +192,16 @@ impl Machine {
     }
 }
 
+impl Machine {
+    /// `nr_dirty` and `nr_writeback` agree with the page flags (O(memory)).
+    pub(super) fn check_dirty_gauges(&self) {
+        let frames = self.mm.frames.as_slice();
+        let dirty = frames.iter().filter(|f| f.owner.as_file().is_some() && f.flags.has(PageFlags::DIRTY)).count() as u64;
+        let writeback = frames.iter().filter(|f| f.flags.has(PageFlags::WRITEBACK)).count() as u64;
+        assert_eq!((dirty, writeback), (self.mm.dirty.nr_dirty, self.mm.dirty.nr_writeback), "dirty/writeback gauges disagree with page flags");
+    }
+}
+
 /// Readahead allocations never enter direct reclaim (`__GFP_NORETRY` readahead
 /// gfp): only while free pages are above the min watermark.
 fn above_min(m: &Machine) -> bool {
@@ -227,6 +237,39 @@ mod tests {
         assert!(done[120 - off] < 100_000_000);
         // WRITEBACK wakes when 32 pages have been written: the 32nd request.
         assert_eq!(m.throttle_wait(ThrottleReason::Writeback, 0), done[31]);
+    }
+
+    #[test]
+    fn writes_dirty_pages_and_the_flusher_cleans_them() {
+        let mut b = machine();
+        let file = b.add_file(8);
+        let region = b.map_file(file, 0, 4, false);
+        let m = &mut b.m;
+        // write() of pages 4..8 and write faults on the mapping of pages 0..4.
+        for p in 4..8 {
+            m.filemap_write(file, p, 0).ok().unwrap();
+        }
+        for p in 0..4 {
+            m.filemap_fault(region, p, file, p, true, 0).ok().unwrap();
+        }
+        assert_eq!((m.mm.dirty.nr_dirty, m.mm.stat.get(VmEvent::NrDirtied)), (8, 8));
+        // A rewrite of a dirty page hits the fast path and dirties nothing new.
+        assert!(m.try_hit(crate::Access::FileWrite { file, page: 5 }));
+        m.check_invariants();
+        // The periodic wakeup is armed 5 s out; at 31 s every page has expired (30 s).
+        assert_eq!(m.flusher.scheduled, Some(5_000_000_000));
+        m.flusher_event(31_000_000_000);
+        assert_eq!((m.mm.dirty.nr_dirty, m.mm.dirty.nr_writeback), (0, 8));
+        m.check_invariants();
+        // Dirtying order gives two runs, pages 4..8 then 0..4: two requests.
+        assert_eq!(m.fs_dev.queued(31_000_000_000), 2);
+        while let Some((_, ev)) = m.queue.pop() {
+            if let Event::WritebackDone(pfn) = ev {
+                m.writeback_done(pfn);
+            }
+        }
+        assert_eq!((m.mm.dirty.nr_writeback, m.mm.stat.get(VmEvent::NrWritten)), (0, 8));
+        m.check_invariants();
     }
 
     #[test]
