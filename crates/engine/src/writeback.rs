@@ -165,11 +165,6 @@ impl Flusher {
         }
     }
 
-    /// Pages waiting in the queue (some may be stale).
-    pub fn queued(&self) -> usize {
-        self.queue.len()
-    }
-
     /// One flusher step at `now`: picks the work (reclaim request, background,
     /// periodic expiry), writes one chunk on `dev` and returns what it submitted.
     pub fn step(&mut self, mm: &mut Mm, dev: &mut Device, now: Nanos, t: Thresholds, knobs: &WritebackKnobs) -> Submitted {

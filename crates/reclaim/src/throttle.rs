@@ -48,16 +48,6 @@ impl ThrottleReason {
             ThrottleReason::Congested => 1,
         }
     }
-
-    /// A short name for reports (`throttle_writeback`).
-    pub fn name(self) -> &'static str {
-        match self {
-            ThrottleReason::CongestionWait => "congestion_wait",
-            ThrottleReason::IffCongested => "wait_iff_congested",
-            ThrottleReason::Writeback => "throttle_writeback",
-            ThrottleReason::Congested => "throttle_congested",
-        }
-    }
 }
 
 /// A wait reclaim asks for.

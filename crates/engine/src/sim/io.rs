@@ -31,6 +31,7 @@ impl Machine {
                 let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
                 let shadow = slot.as_shadow();
                 *slot = CacheEntry::resident(pfn);
+                // A page-cache insertion like a read's (the policy sees no difference).
                 self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
                 (pfn, stall)
             }
