@@ -158,9 +158,15 @@ fn shrink_one<H: FolioHooks>(
         if dirty && !wb {
             stat.nr_unqueued_dirty += 1;
         }
-        // 3.x also counted pages of a congested device (`bdi_write_congested`).
-        let bdi_congested = env.fs_congested && env.dirty.throttle != DirtyThrottle::Throttle;
-        if (wb && flags.has(PageFlags::RECLAIM)) || (bdi_congested && (dirty || wb)) {
+        let congested = match env.dirty.throttle {
+            // v3.9 counted only pages whose pageout found the queue congested:
+            // never file pages (direct reclaim does not write them, kswapd may always).
+            DirtyThrottle::IffCongested => false,
+            // v3.11 also counted pages of a congested device (`bdi_write_congested`).
+            DirtyThrottle::Stall => (wb && flags.has(PageFlags::RECLAIM)) || (env.fs_congested && (dirty || wb)),
+            DirtyThrottle::Throttle => wb && flags.has(PageFlags::RECLAIM),
+        };
+        if congested {
             stat.nr_congested += 1;
         }
     }
