@@ -135,6 +135,9 @@ pub fn result_json(p_config: &Config, workloads: &[WorkloadSpec], seed: u64, r: 
             "direct_reclaim_latency_ns": dlat,
             "work": { "kswapd": work(&r.kswapd_work), "direct": work(&r.direct_work) },
             "lru_gen_writes": r.lru_gen_writes,
+            "throttled_ns": r.reclaim_throttled_ns,
+            "kswapd_efficiency_pct": r.kswapd_efficiency_pct(),
+            "kswapd_velocity": r.kswapd_velocity(),
         },
         "psi": { "memory": { "some": psi_line(&r.psi.some), "full": psi_line(&r.psi.full) } },
         "sim": {
