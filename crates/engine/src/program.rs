@@ -23,6 +23,13 @@ pub enum Access {
         /// Page index within the file.
         page: u32,
     },
+    /// A `write()` of page `page` of `file` through a file descriptor.
+    FileWrite {
+        /// The file.
+        file: FileId,
+        /// Page index within the file.
+        page: u32,
+    },
 }
 
 /// The next thing a thread does.

@@ -11,8 +11,9 @@
 //!   but no other actor can see the page locked meanwhile.
 //! - S-EN3: a direct reclaimer that frees nothing is throttled until the next
 //!   event or one jiffy (`reclaim_throttle(NOPROGRESS)`), then retries.
-//! - S-EN4: writes to file mappings are treated as reads (dirty file pages and
-//!   the flusher arrive with issue #4).
+//! - S-EN4: writes to file mappings, and `write()`s through a descriptor
+//!   (`Access::FileWrite`), are treated as reads (dirty file pages and the
+//!   flusher arrive with issue #4).
 
 use crate::config::{Config, ConfigError};
 use crate::device::Device;
@@ -464,7 +465,8 @@ impl Machine {
                 }
                 false
             }
-            Access::FileRead { file, page } => {
+            // S-EN4: a write() is a read of the page (no dirty file pages yet).
+            Access::FileRead { file, page } | Access::FileWrite { file, page } => {
                 if let Some(pfn) = self.mm.files[file.0 as usize].cache[page as usize].pfn() {
                     self.policy.mark_accessed(&mut self.mm, pfn);
                     return true;
@@ -488,7 +490,7 @@ impl Machine {
                     RegionKind::File { file, offset } => self.filemap_fault(region, page, file, offset + page, now),
                 }
             }
-            Access::FileRead { file, page } => self.filemap_read(file, page, now),
+            Access::FileRead { file, page } | Access::FileWrite { file, page } => self.filemap_read(file, page, now),
         }
     }
 
