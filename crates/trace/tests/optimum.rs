@@ -101,8 +101,9 @@ fn textbook_reference_string() {
 #[test]
 fn hand_checked_cyclic_scan() {
     // A loop over 4 pages, 3 times, in 3 frames: LRU misses every reference
-    // (12); MIN keeps two pages and misses 4 + 2 + 2 + ... = 4 cold + one per
-    // later pass-pair: after the first pass it faults on every 3rd reference.
+    // (12). MIN: 4 first touches (page 3 evicts page 2, needed last), then a
+    // fault on the 2nd pass's page 2 (evicting 1) and on the 3rd pass's page 1
+    // (evicting 0, never needed again): 6.
     let s: Vec<u32> = (0..12).map(|i| i % 4).collect();
     assert_eq!(lru_curve(&s, 4, &[3]), vec![12]);
     assert_eq!(min_faults_in_memory(&s, 4, &[3]), vec![6]);
@@ -152,4 +153,21 @@ proptest! {
         }
         prop_assert_eq!(lru[4], naive_lru(&ids, 5));
     }
+}
+
+#[test]
+fn lirs_multi1_min_matches_the_naive_scan_ahead() {
+    // The LIRS paper's multi1 trace (tests/fixtures): our one-pass MIN against
+    // the scan-ahead definition at the sizes `run --trace` tests use.
+    let gz = std::fs::File::open(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/lirs-multi1.trace.gz")).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text).unwrap();
+    let ids: Vec<u32> = text.lines().filter(|l| *l != "*").map(|l| l.trim().parse().unwrap()).collect();
+    assert_eq!(ids.len(), 15_858);
+    let sizes = [256u64, 1024];
+    let opt = min_faults_in_memory(&ids, 10_000, &sizes);
+    for (i, &c) in sizes.iter().enumerate() {
+        assert_eq!(opt[i], naive_min(&ids, c as usize), "size {c}");
+    }
+    assert_eq!(opt[0], 7512, "the value crates/cli/tests/trace.rs expects at memory=1M");
 }
