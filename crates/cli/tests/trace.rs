@@ -57,7 +57,7 @@ fn lirs_trace_runs_with_opt_faults() {
     let faults = v["faults"].as_u64().unwrap();
     assert_eq!(faults, v["vmstat"]["pgalloc_normal"].as_u64().unwrap());
     // No policy beats the optimum; every page read is one page-cache miss here.
-    assert!(faults >= 7512 && faults <= 15_858, "{faults}");
+    assert!((7512..=15_858).contains(&faults), "{faults}");
     assert_eq!(faults * 4, v["vmstat"]["pgpgin"].as_u64().unwrap());
     assert!((v["faults_over_opt"].as_f64().unwrap() - faults as f64 / 7512.0).abs() < 1e-12);
     std::fs::remove_dir_all(&d).unwrap();

@@ -119,7 +119,7 @@ fn long_sequences_match_the_naive_models_through_compaction() {
         .map(|_| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let r = (x >> 33) as u32;
-            if r % 4 == 0 { r % 700 } else { r % 60 }
+            if r & 3 == 0 { r % 700 } else { r % 60 }
         })
         .collect();
     let sizes = [1u64, 10, 50, 100, 300, 700];
