@@ -286,10 +286,7 @@ fn convert_cmd(a: ConvertArgs) -> Result<()> {
 }
 
 fn check_page_size(ps: u32) -> Result<()> {
-    if !ps.is_power_of_two() || !(512..=(1 << 30)).contains(&ps) {
-        return Err(usage(format!("--page-size {ps}: expected a power of two in 512..=1073741824")));
-    }
-    Ok(())
+    trace::format::check_page_size(ps).map_err(|m| usage(format!("--page-size: {m}")))
 }
 
 fn record_cmd(a: RecordArgs) -> Result<()> {

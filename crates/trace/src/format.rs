@@ -170,9 +170,7 @@ impl Header {
 
     /// Checks the limits: page size, declaration count, total pages, name lengths.
     pub fn check_limits(&self) -> Result<(), String> {
-        if !self.page_size.is_power_of_two() || !(512..=(1 << 30)).contains(&self.page_size) {
-            return Err(format!("page size {} is not a power of two in 512..=1G", self.page_size));
-        }
+        check_page_size(self.page_size)?;
         let decls = self.spaces.len() as u64 + self.files.len() as u64;
         if decls > MAX_DECLS as u64 {
             return Err(format!("{decls} address spaces and files declared; at most {MAX_DECLS}"));
@@ -207,6 +205,14 @@ impl Header {
             Event::Exit => Ok(()),
         }
     }
+}
+
+/// Checks a page size: a power of two in 512..=1 GiB.
+pub fn check_page_size(page_size: u32) -> Result<(), String> {
+    if !page_size.is_power_of_two() || !(512..=(1 << 30)).contains(&page_size) {
+        return Err(format!("page size {page_size} is not a power of two in 512..=1G"));
+    }
+    Ok(())
 }
 
 /// Why a header could not be read: the byte offset and what is wrong.
@@ -268,9 +274,7 @@ pub fn read_header<R: Read>(r: &mut R) -> Result<(Header, u64), HeaderProblem> {
         return Err(inp.bad(2, format!("unknown header flags {flags:#06x}")));
     }
     let page_size = u32::from_le_bytes(inp.take("the page size")?);
-    if !page_size.is_power_of_two() || !(512..=(1 << 30)).contains(&page_size) {
-        return Err(inp.bad(4, format!("page size {page_size} is not a power of two in 512..=1G")));
-    }
+    check_page_size(page_size).map_err(|m| inp.bad(4, m))?;
     let n_spaces = u32::from_le_bytes(inp.take("the address-space count")?);
     let n_files = u32::from_le_bytes(inp.take("the file count")?);
     if n_spaces as u64 + n_files as u64 > MAX_DECLS as u64 {
