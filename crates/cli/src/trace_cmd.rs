@@ -427,12 +427,11 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     // Capacity: the run's memory in pages (no memcg limit in this model: S-CL1).
     let capacity = config.memory_bytes / mm::PAGE_SIZE;
     let opt = belady_from_spool(&spool.path, status.refs, ids.total(), &[capacity])?[0];
-    // Every page brought into memory is one allocation (first touch, swap-in or
-    // page-cache read; the model has no readahead).
-    let faults = report.get("pgalloc_normal").unwrap_or(0);
+    // Pages brought into memory on demand: every allocation (first touch,
+    // swap-in, page-cache read) except swap readahead's prefetches.
+    let faults = report.get("pgalloc_normal").unwrap_or(0).saturating_sub(report.get("swap_ra").unwrap_or(0));
     let ratio = faults as f64 / opt.max(1) as f64;
-    let shown = if args.quiet { engine::RunReport { vmstat: Vec::new(), ..report.clone() } } else { report.clone() };
-    crate::output::print_report(&shown, wall);
+    crate::output::print_report(&report, wall, !args.quiet);
     println!("# trace              {} references{}", status.refs, if status.finished { "" } else { " (stopped by time_limit before its end)" });
     println!("# faults / optimum   {faults} / {opt} = {ratio:.3} (Belady MIN with {capacity} pages, first touches included)");
     if let Some(out) = &args.json {

@@ -55,6 +55,7 @@ fn lirs_trace_runs_with_opt_faults() {
     assert_eq!(v["opt_capacity_pages"], 256);
     assert_eq!(v["trace"]["refs"], 15_858);
     let faults = v["faults"].as_u64().unwrap();
+    assert_eq!(v["vmstat"]["swap_ra"], 0, "no swap: no readahead");
     assert_eq!(faults, v["vmstat"]["pgalloc_normal"].as_u64().unwrap());
     // No policy beats the optimum; every page read is one page-cache miss here.
     assert!((7512..=15_858).contains(&faults), "{faults}");
