@@ -131,6 +131,8 @@ fn strace_follows_descriptors_offsets_and_mappings() {
 1234  munmap(0x7f0000000000, 8192) = 0
 1234  close(3) = 0
 1234  read(3, "", 1) = 0
+[pid  1235] 12:34:56.789012 close(4) = 0
+1700000000.123456 read(4, "", 1) = 1
 1234  --- SIGCHLD {si_signo=SIGCHLD} ---
 1234  exit_group(0) = ?
 1234  +++ exited with 0 +++
