@@ -222,8 +222,6 @@ pub struct HeaderProblem {
     pub offset: u64,
     /// What is wrong.
     pub message: String,
-    /// The input ended inside the header (an I/O error is also reported here).
-    pub truncated: bool,
 }
 
 struct HeaderInput<'a, R: Read> {
@@ -243,18 +241,18 @@ impl<R: Read> HeaderInput<'_, R> {
             match self.r.read(&mut b[got..]) {
                 Ok(0) => {
                     let at = self.off + got as u64;
-                    return Err(HeaderProblem { offset: at, message: format!("truncated header: input ends at byte {at} inside {what}"), truncated: true });
+                    return Err(HeaderProblem { offset: at, message: format!("truncated header: input ends at byte {at} inside {what}") });
                 }
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(HeaderProblem { offset: self.off + got as u64, message: format!("reading {what}: {e}"), truncated: true }),
+                Err(e) => return Err(HeaderProblem { offset: self.off + got as u64, message: format!("reading {what}: {e}") }),
             }
         }
         self.off += b.len() as u64;
         Ok(())
     }
     fn bad(&self, back: u64, message: String) -> HeaderProblem {
-        HeaderProblem { offset: self.off - back, message, truncated: false }
+        HeaderProblem { offset: self.off - back, message }
     }
 }
 
