@@ -212,23 +212,26 @@ impl Progress {
 }
 
 /// Writes `records` under `header` to `out` atomically (temporary file, then rename).
-fn write_trace_atomic(out: &Path, mut header: Header, compress: bool, records: &mut dyn FnMut(&mut dyn FnMut(&Record) -> Result<()>) -> Result<()>) -> Result<u64> {
+fn write_trace_atomic(out: &Path, mut header: Header, compress: bool, records: &mut dyn FnMut(&mut dyn FnMut(&Record) -> Result<()>) -> Result<()>) -> Result<()> {
     header.compressed = compress;
     let label = out.display().to_string();
     let to_stdout = out == Path::new("-");
     let tmp = out.with_extension("rtrace.tmp");
     let sink: Box<dyn Write> = if to_stdout { Box::new(std::io::stdout().lock()) } else { Box::new(File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?) };
-    let mut w = TraceWriter::new(BufWriter::with_capacity(1 << 16, sink), header, DEFAULT_ZSTD_LEVEL, &label)?;
-    let mut n = 0u64;
-    records(&mut |r| {
-        n += 1;
-        Ok(w.write(r)?)
-    })?;
-    w.finish()?;
+    let written = TraceWriter::new(BufWriter::with_capacity(1 << 16, sink), header, DEFAULT_ZSTD_LEVEL, &label).map_err(anyhow::Error::from).and_then(|mut w| {
+        records(&mut |r| Ok(w.write(r)?))?;
+        Ok(w.finish()?)
+    });
+    if let Err(e) = written {
+        if !to_stdout {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return Err(e);
+    }
     if !to_stdout {
         std::fs::rename(&tmp, out).with_context(|| format!("renaming {} to {}", tmp.display(), out.display()))?;
     }
-    Ok(n)
+    Ok(())
 }
 
 /// Runs a converter with its records spooled to a scratch file, then writes
