@@ -6,6 +6,7 @@ mod compare;
 mod output;
 mod reproduce;
 mod runner;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -32,6 +33,8 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Compare result documents side by side, mmtests style (vmstat rows, derived ratios, changes).
     Compare(compare::CompareArgs),
+    /// Convert, record, inspect and synthesize traces (see docs/trace-format.md).
+    Trace(trace_cmd::TraceArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
 }
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::bench(args),
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
+        Command::Trace(args) => trace_cmd::trace(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
