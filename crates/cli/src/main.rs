@@ -6,6 +6,7 @@ mod compare;
 mod output;
 mod reproduce;
 mod runner;
+mod trace_cmd;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +34,8 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Compare result documents side by side, mmtests style (vmstat rows, derived ratios, changes).
     Compare(compare::CompareArgs),
+    /// Convert, record, inspect and synthesize traces (see docs/trace-format.md).
+    Trace(trace_cmd::TraceArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
     /// Check the simulator against the real kernel: the driver in a memory cgroup vs the simulator on its trace.
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::bench(args),
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
+        Command::Trace(args) => trace_cmd::trace(args),
         Command::Validate(args) => validate::validate(args),
         Command::Driver { args } => driver::cli::main(&args).map_err(|e| anyhow::Error::new(runner::UsageError(e))),
     };

@@ -92,6 +92,9 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
     for wr in &r.lru_gen_writes {
         println!("# lru_gen write      {wr}");
     }
+    println!("# reclaim throttled  {:.3} s", r.reclaim_throttled_ns as f64 / 1e9);
+    println!("# kswapd efficiency  {:.1}% (pgsteal_kswapd / pgscan_kswapd)", r.kswapd_efficiency_pct());
+    println!("# kswapd velocity    {:.1} pages/s (pgscan_kswapd per simulated second)", r.kswapd_velocity());
     let (ra, ra_hit) = (r.get("swap_ra").unwrap_or(0), r.get("swap_ra_hit").unwrap_or(0));
     if ra > 0 {
         println!("# swap readahead     {ra} pages read ahead, {ra_hit} hit ({:.2}%)", ra_hit as f64 * 100.0 / ra as f64);

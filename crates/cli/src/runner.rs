@@ -26,8 +26,11 @@ impl std::error::Error for UsageError {}
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Workload NAME[:key=value,...]; repeat to run several side by side (see `reclaimsim workloads`).
-    #[arg(long = "workload", short = 'w', required = true)]
+    #[arg(long = "workload", short = 'w', required_unless_present = "trace")]
     pub workloads: Vec<String>,
+    /// Replay this trace (reclaimsim trace format) as one more thread; also reports Belady's minimum faults.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
     /// Kernel profile (see `reclaimsim profiles`).
     #[arg(long, default_value = "v6.2")]
     pub profile: String,
@@ -51,7 +54,8 @@ pub struct RunArgs {
     pub lru_gen_dump: bool,
 }
 
-fn usage(msg: impl Into<String>) -> anyhow::Error {
+/// A [`UsageError`] as an `anyhow::Error`.
+pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     UsageError(msg.into()).into()
 }
 
@@ -69,6 +73,12 @@ pub struct Prepared {
 
 /// Resolves arguments into a ready simulation; every input error is a [`UsageError`].
 pub fn prepare(profile: &str, settings: &[String], workloads: &[String], seed: u64) -> Result<Prepared> {
+    let (config, workloads, builder) = prepare_builder(profile, settings, workloads, seed)?;
+    Ok(Prepared { config, workloads, sim: builder.build(), seed })
+}
+
+/// Like [`prepare`], but returns the builder so more threads can be added.
+pub fn prepare_builder(profile: &str, settings: &[String], workloads: &[String], seed: u64) -> Result<(Config, Vec<WorkloadSpec>, SimBuilder)> {
     let mut config = Config::for_profile(profile).map_err(|e| usage(e.to_string()))?;
     for s in settings {
         let (k, v) = s.split_once('=').ok_or_else(|| usage(format!("--set `{s}`: expected KEY=VALUE")))?;
@@ -80,7 +90,7 @@ pub fn prepare(profile: &str, settings: &[String], workloads: &[String], seed: u
         let spec = WorkloadSpec::parse(w).map_err(|e| usage(format!("--workload {w}: {e}")))?;
         resolved.push(workload::add_workload(&mut builder, &spec, seed, i as u64).map_err(|e| usage(format!("--workload {w}: {e}")))?);
     }
-    Ok(Prepared { config, workloads: resolved, sim: builder.build(), seed })
+    Ok((config, resolved, builder))
 }
 
 /// The result document of a run.
@@ -137,6 +147,9 @@ pub fn result_json(p_config: &Config, workloads: &[WorkloadSpec], seed: u64, r: 
             "direct_reclaim_latency_ns": dlat,
             "work": { "kswapd": work(&r.kswapd_work), "direct": work(&r.direct_work) },
             "lru_gen_writes": r.lru_gen_writes,
+            "throttled_ns": r.reclaim_throttled_ns,
+            "kswapd_efficiency_pct": r.kswapd_efficiency_pct(),
+            "kswapd_velocity": r.kswapd_velocity(),
         },
         "psi": { "memory": { "some": psi_line(&r.psi.some), "full": psi_line(&r.psi.full) } },
         "sim": {
@@ -187,6 +200,9 @@ pub fn execute(p: Prepared, paranoid: bool) -> Result<(RunReport, f64)> {
 
 /// `reclaimsim run`.
 pub fn run(args: RunArgs) -> Result<()> {
+    if args.trace.is_some() {
+        return crate::trace_cmd::run_trace(&args);
+    }
     let p = prepare(&args.profile, &args.settings, &args.workloads, args.seed)?;
     let (config, workloads, seed) = (p.config.clone(), p.workloads.clone(), p.seed);
     let (report, wall) = execute(p, args.paranoid)?;

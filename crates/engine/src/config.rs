@@ -4,7 +4,8 @@
 
 use crate::device::DeviceKind;
 use crate::swap_ra::RaMode;
-use reclaim::{Balance, ReclaimConfig, ReclaimWork};
+use crate::writeback::WritebackKnobs;
+use reclaim::{Balance, DirtyThrottle, ReclaimConfig, ReclaimWork};
 use std::fmt;
 
 /// A bad setting: which key, what was given, what was expected.
@@ -132,6 +133,10 @@ pub struct Config {
     pub reclaim: ReclaimConfig,
     /// CPU costs.
     pub cpu: CpuCosts,
+    /// `vm.dirty_*` writeback knobs.
+    pub writeback: WritebackKnobs,
+    /// `read_ahead_kb` of the filesystem device: pages read after a page-cache miss.
+    pub read_ahead_kb: u64,
     /// Stop after this much virtual time (0 = run until every thread is done).
     pub time_limit_ns: u64,
     /// `vm.page-cluster`: log2 of the largest swap readahead window.
@@ -162,6 +167,8 @@ impl Default for Config {
             lru: "classic".into(),
             reclaim: ReclaimConfig::default(),
             cpu: CpuCosts::default(),
+            writeback: WritebackKnobs::default(),
+            read_ahead_kb: 0,
             time_limit_ns: 0,
             page_cluster: 3,
             vma_ra_enabled: true,
@@ -236,6 +243,34 @@ macro_rules! flag {
             get: |c| (c.reclaim.$field as u8).to_string(),
             set: |c, v| {
                 c.reclaim.$field = parse_bool(v)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+macro_rules! dirty_flag {
+    ($key:literal, $field:ident, $help:literal) => {
+        Setting {
+            key: $key,
+            help: $help,
+            get: |c| (c.reclaim.dirty.$field as u8).to_string(),
+            set: |c, v| {
+                c.reclaim.dirty.$field = parse_bool(v)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+macro_rules! wb_knob {
+    ($key:literal, $field:ident, $lo:literal, $hi:literal, $help:literal) => {
+        Setting {
+            key: $key,
+            help: $help,
+            get: |c| c.writeback.$field.to_string(),
+            set: |c, v| {
+                c.writeback.$field = parse_u64(v, $lo, $hi)?;
                 Ok(())
             },
         }
@@ -446,6 +481,49 @@ pub const SETTINGS: &[Setting] = &[
         get: |c| (c.reclaim.lru_gen.rework_6_14 as u8).to_string(),
         set: |c, v| {
             c.reclaim.lru_gen.rework_6_14 = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    dirty_flag!("kswapd_write_at_priority", kswapd_write_at_priority, "before v3.11 (seed 003): kswapd writes dirty file pages itself below priority 10; off: only while the node is flagged dirty"),
+    dirty_flag!("kswapd_flat_priority", kswapd_flat_priority, "v3.11: kswapd passes aim at the high watermark, priority drops when scanning falls short; off (v3.9): full passes, restart at priority 12 after 32 reclaimed"),
+    dirty_flag!("dirty_activate", dirty_activate, "v4.13: dirty/writeback file pages are activated and kswapd writes only pages seen twice; off: they stay on the inactive list"),
+    Setting {
+        key: "dirty_throttle",
+        help: "reclaim waits for writeback: iff-congested (v3.9), stall (v3.11, seed 003), throttle (v5.16+ reclaim_throttle)",
+        get: |c| c.reclaim.dirty.throttle.name().into(),
+        set: |c, v| {
+            c.reclaim.dirty.throttle = DirtyThrottle::from_name(v).ok_or("iff-congested, stall or throttle")?;
+            Ok(())
+        },
+    },
+    wb_knob!("vm.dirty_ratio", dirty_ratio, 1, 100, "percent of dirtyable memory at which writers stop (kernel default 20)"),
+    wb_knob!("vm.dirty_background_ratio", dirty_background_ratio, 0, 100, "percent of dirtyable memory at which background writeback starts (kernel default 10)"),
+    wb_knob!("vm.dirty_expire_centisecs", dirty_expire_centisecs, 0, 8_640_000, "age at which periodic writeback writes dirty data, 1/100 s (kernel default 3000)"),
+    wb_knob!("vm.dirty_writeback_centisecs", dirty_writeback_centisecs, 1, 8_640_000, "interval of periodic writeback, 1/100 s (kernel default 500)"),
+    Setting {
+        key: "vm.dirty_bytes",
+        help: "absolute dirty limit (size; 0 = use vm.dirty_ratio)",
+        get: |c| format_size(c.writeback.dirty_bytes),
+        set: |c, v| {
+            c.writeback.dirty_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vm.dirty_background_bytes",
+        help: "absolute background writeback threshold (size; 0 = use vm.dirty_background_ratio)",
+        get: |c| format_size(c.writeback.dirty_background_bytes),
+        set: |c, v| {
+            c.writeback.dirty_background_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "fs.read_ahead_kb",
+        help: "KiB read in one request on a page-cache miss (kernel default 128; 0 = one page, no readahead)",
+        get: |c| c.read_ahead_kb.to_string(),
+        set: |c, v| {
+            c.read_ahead_kb = parse_u64(v, 0, 1 << 20)?;
             Ok(())
         },
     },

@@ -18,6 +18,7 @@ pub mod program;
 pub mod psi;
 pub mod report;
 pub mod sim;
+pub mod writeback;
 pub mod swap_ra;
 
 pub use config::{Config, ConfigError, CpuCosts};

@@ -15,6 +15,42 @@ pub struct Profile {
 /// All profiles, oldest first.
 pub const PROFILES: &[Profile] = &[
     Profile {
+        name: "v3.9",
+        summary: "seed 003 'vanilla': kswapd writes dirty file pages from the LRU tail below priority 10 and skips writeback pages; full-budget kswapd passes",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "rotation"),
+            ("cache_challenges_anon", "0"),
+            ("anon_start_inactive", "0"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "0"),
+            ("file_ratio_1to1", "1"),
+            ("refaults_deactivate", "0"),
+            ("kswapd_write_at_priority", "1"),
+            ("kswapd_flat_priority", "0"),
+            ("dirty_activate", "0"),
+            ("dirty_throttle", "iff-congested"),
+        ],
+    },
+    Profile {
+        name: "v3.11",
+        summary: "seed 003 'lessdisrupt': kswapd stalls on a tail of unqueued dirty or immediate-reclaim pages, writes only when the node is flagged dirty",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "rotation"),
+            ("cache_challenges_anon", "0"),
+            ("anon_start_inactive", "0"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "0"),
+            ("file_ratio_1to1", "1"),
+            ("refaults_deactivate", "0"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "0"),
+            ("dirty_throttle", "stall"),
+        ],
+    },
+    Profile {
         name: "v4.6",
         summary: "seed 000's own baseline (2016): rotation balance, file active:inactive 1:1, cache trimmed while inactive file is not low",
         settings: &[
@@ -26,6 +62,10 @@ pub const PROFILES: &[Profile] = &[
             ("anon_workingset", "0"),
             ("file_ratio_1to1", "1"),
             ("refaults_deactivate", "0"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "0"),
+            ("dirty_throttle", "stall"),
         ],
     },
     Profile {
@@ -40,6 +80,10 @@ pub const PROFILES: &[Profile] = &[
             ("anon_workingset", "0"),
             ("file_ratio_1to1", "0"),
             ("refaults_deactivate", "1"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "1"),
+            ("dirty_throttle", "stall"),
         ],
     },
     Profile {
@@ -54,6 +98,10 @@ pub const PROFILES: &[Profile] = &[
             ("anon_workingset", "0"),
             ("file_ratio_1to1", "0"),
             ("refaults_deactivate", "1"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "1"),
+            ("dirty_throttle", "stall"),
         ],
     },
     Profile {
@@ -68,6 +116,10 @@ pub const PROFILES: &[Profile] = &[
             ("anon_workingset", "0"),
             ("file_ratio_1to1", "0"),
             ("refaults_deactivate", "1"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "1"),
+            ("dirty_throttle", "stall"),
         ],
     },
     Profile {
@@ -82,6 +134,10 @@ pub const PROFILES: &[Profile] = &[
             ("anon_workingset", "1"),
             ("file_ratio_1to1", "0"),
             ("refaults_deactivate", "1"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "1"),
+            ("dirty_throttle", "stall"),
         ],
     },
     Profile {
@@ -122,6 +178,10 @@ pub const PROFILES: &[Profile] = &[
             ("anon_workingset", "1"),
             ("file_ratio_1to1", "0"),
             ("refaults_deactivate", "1"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "1"),
+            ("dirty_throttle", "throttle"),
         ],
     },
 ];

@@ -23,6 +23,15 @@ pub enum Access {
         /// Page index within the file.
         page: u32,
     },
+    /// A `write()` of a whole page `page` of `file` through a file descriptor:
+    /// dirties the page-cache page (no read needed) and may be throttled by
+    /// `balance_dirty_pages`.
+    FileWrite {
+        /// The file.
+        file: FileId,
+        /// Page index within the file.
+        page: u32,
+    },
 }
 
 /// A registered `/sys/kernel/debug/lru_gen` write (see `SimBuilder::add_lru_gen_write`).

@@ -68,12 +68,34 @@ pub struct RunReport {
     pub lru_gen_dump: Option<String>,
     /// `lru_gen` writes issued by programs, with time and outcome.
     pub lru_gen_writes: Vec<String>,
+    /// Time kswapd and direct reclaimers slept in reclaim throttling
+    /// (`congestion_wait`, `wait_iff_congested`, `reclaim_throttle`).
+    pub reclaim_throttled_ns: Nanos,
 }
 
 impl RunReport {
     /// Direct reclaim latency at percentile `p` (one of [`LATENCY_PERCENTILES`]), ns.
     pub fn direct_reclaim_latency(&self, p: f64) -> u64 {
         self.direct_reclaim_latency_ns.iter().find(|(q, _)| *q == p).map_or(0, |&(_, v)| v)
+    }
+
+    /// mmtests' "Kswapd efficiency": `pgsteal_kswapd / pgscan_kswapd`, in percent (0 when nothing was scanned).
+    pub fn kswapd_efficiency_pct(&self) -> f64 {
+        let scan = self.get("pgscan_kswapd").unwrap_or(0);
+        if scan == 0 {
+            0.0
+        } else {
+            self.get("pgsteal_kswapd").unwrap_or(0) as f64 * 100.0 / scan as f64
+        }
+    }
+
+    /// mmtests' "Kswapd velocity": `pgscan_kswapd` per second of (virtual) time.
+    pub fn kswapd_velocity(&self) -> f64 {
+        if self.virtual_ns == 0 {
+            0.0
+        } else {
+            self.get("pgscan_kswapd").unwrap_or(0) as f64 * 1e9 / self.virtual_ns as f64
+        }
     }
 
     /// The value of a counter or gauge by its `/proc/vmstat` name.

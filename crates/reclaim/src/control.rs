@@ -1,5 +1,6 @@
 //! `struct scan_control`: what one reclaim invocation wants and what it did.
 
+use crate::throttle::Throttle;
 use mm::{Pfn, VmEvent};
 
 /// Who is reclaiming; picks the `*_kswapd` or `*_direct` counter variant.
@@ -129,13 +130,13 @@ pub struct ScanControl {
     pub force_deactivate: bool,
     /// Cache-trim mode was used in this pass (kernel `cache_trim_mode`).
     pub cache_trim_mode: bool,
-    /// Node flag `PGDAT_DIRTY`: kswapd met only unqueued dirty file pages; it may write them.
-    pub node_dirty: bool,
-    /// Node flag `PGDAT_WRITEBACK`: kswapd met only pages under writeback.
-    pub node_writeback: bool,
     /// Virtual time of the invocation (ns), given by the engine; MGLRU stamps
     /// generations with it (`jiffies` in the kernel).
     pub now_ns: u64,
+    /// `wakeup_flusher_threads()` was asked for: write back every dirty page.
+    pub wake_flusher: bool,
+    /// A reclaim throttle was hit: the pass stopped there; the engine makes the reclaimer wait.
+    pub throttle: Option<Throttle>,
 }
 
 impl ScanControl {
@@ -156,9 +157,9 @@ impl ScanControl {
             skipped_deactivate: false,
             force_deactivate: false,
             cache_trim_mode: false,
-            node_dirty: false,
-            node_writeback: false,
             now_ns: 0,
+            wake_flusher: false,
+            throttle: None,
         }
     }
 }

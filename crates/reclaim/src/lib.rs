@@ -16,10 +16,11 @@ pub mod memcg;
 pub mod pageout;
 pub mod policy;
 pub mod rmap;
+pub mod throttle;
 pub mod watermark;
 pub mod workingset;
 
-pub use config::{Balance, LruGenConfig, ReclaimConfig};
+pub use config::{Balance, DirtyConfig, DirtyThrottle, LruGenConfig, ReclaimConfig};
 pub use control::{Reclaimer, ReclaimWork, ScanControl};
 pub use policy::{Origin, ReclaimPolicy};
 

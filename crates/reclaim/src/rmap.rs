@@ -95,7 +95,7 @@ pub fn try_to_unmap(mm: &mut Mm, pfn: Pfn) -> u32 {
         *pte = if anon { Pte::swapped(frame.swap) } else { Pte::NONE };
     });
     if dirty {
-        mm.frames[pfn].flags.set(mm::PageFlags::DIRTY);
+        mm.set_page_dirty(pfn);
     }
     checked
 }

@@ -10,7 +10,7 @@ use reclaim::policy::mglru::Mglru;
 use reclaim::policy::{Origin, ReclaimPolicy};
 use reclaim::{LruGenConfig, ReclaimConfig, Reclaimer, ScanControl};
 
-const ENV: PageoutEnv = PageoutEnv { sync_swap: true, now_ns: 0 };
+const ENV: PageoutEnv = PageoutEnv { sync_swap: true, now_ns: 0, fs_congested: false, dirty: reclaim::DirtyConfig::TODAY };
 
 struct World {
     mm: Mm,

@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 mod cases;
+pub mod iobench;
 pub mod phases;
 pub mod registry;
 pub mod rng;

@@ -1,6 +1,7 @@
 //! The table of built-in workloads, their parameters and how each is built.
 
 use crate::cases;
+use crate::iobench::{FileCopy, MemcacheTest};
 use crate::phases::{MixPart, Phase, PhaseProgram, Target};
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
@@ -126,6 +127,28 @@ pub const WORKLOADS: &[Workload] = &[
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: cases::build_pagecache_heavy,
+    },
+    Workload {
+        name: "memcachetest",
+        summary: "seed 003: memcached-like store in anon memory, filled by sets, then uniform gets/sets; ops/s is the score",
+        params: &[
+            p("size", "0.4x", SIZE_HELP),
+            p("ops", "300000", "operations after the fill"),
+            p("set_pct", "10", "percent of operations that are sets (stores)"),
+            p("service_us", "40", "CPU time per operation outside memory (request handling), microseconds"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_memcachetest,
+    },
+    Workload {
+        name: "parallelio",
+        summary: "seed 003: mmtests parallelio's background IO: a file of a given size written (from zeroes, or copied from another file)",
+        params: &[
+            p("size", "1.0x", SIZE_HELP),
+            p("source", "zero", "zero (dd from /dev/zero, as mmtests) or file (read a source file page by page)"),
+            p("start_ms", "0", "virtual time before the copy starts"),
+        ],
+        build: build_parallelio,
     },
     Workload {
         name: "pgbench",
@@ -282,12 +305,35 @@ impl Ctx<'_> {
         self.builder.add_thread(name, program);
     }
 
+    /// Adds one thread running `program` after the start delay.
+    fn spawn_program(&mut self, program: Box<dyn engine::Program>) -> Result<(), SpecError> {
+        let start_ns = self.int("start_ms", 0, 1 << 40)? * 1_000_000;
+        let program: Box<dyn engine::Program> = if start_ns > 0 { Box::new(Delayed { delay: Some(start_ns), inner: program }) } else { program };
+        self.add_program(0, program);
+        Ok(())
+    }
+
     /// A sampler for `pattern` over `n` pages.
     pub(crate) fn sampler(&self, pattern: &str, n: u32) -> Result<Rc<Sampler>, SpecError> {
         Ok(Rc::new(match pattern {
             "zipf" => Sampler::zipf(n, self.float("alpha", 0.0, 10.0)?, &mut self.rng(999)),
             _ => Sampler::Uniform(n),
         }))
+    }
+}
+
+/// A program that first thinks for `delay`, then runs `inner`.
+struct Delayed {
+    delay: Option<u64>,
+    inner: Box<dyn engine::Program>,
+}
+
+impl engine::Program for Delayed {
+    fn next(&mut self) -> engine::Step {
+        match self.delay.take() {
+            Some(ns) => engine::Step::Think(ns),
+            None => self.inner.next(),
+        }
     }
 }
 
@@ -383,6 +429,26 @@ fn build_hotcold(c: &mut Ctx) -> Result<(), SpecError> {
         }
         ph
     })
+}
+
+fn build_memcachetest(c: &mut Ctx) -> Result<(), SpecError> {
+    let pages = c.pages("size")?;
+    let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let set_pct = c.int("set_pct", 0, 100)? as u32;
+    let service_ns = c.int("service_us", 0, 1 << 30)? * 1000;
+    let region = c.builder.add_anon_region(pages);
+    let rng = c.rng(0);
+    c.spawn_program(Box::new(MemcacheTest::new(region, pages, ops, set_pct, service_ns, rng)))
+}
+
+fn build_parallelio(c: &mut Ctx) -> Result<(), SpecError> {
+    let pages = c.pages("size")?;
+    let src = match c.choice("source", &["zero", "file"])? {
+        "file" => Some(c.builder.add_file(pages)),
+        _ => None,
+    };
+    let dst = c.builder.add_file(pages);
+    c.spawn_program(Box::new(FileCopy::new(src, dst, pages)))
 }
 
 /// One region per process, `total` pages shared out.

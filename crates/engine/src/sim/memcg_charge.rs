@@ -32,11 +32,12 @@ impl Machine {
                 return Ok(stall);
             }
             self.env.now_ns = now + stall;
+            self.env.fs_congested = self.fs_dev.congested(now + stall);
             let sc = reclaim::memcg::try_to_free_mem_cgroup_pages(&mut self.mm, self.policy.as_mut(), self.env, 1, true);
             let cost = self.work_cost(&sc.work);
-            stall += cost;
             self.direct_reclaim_ns += cost;
-            self.submit_pageouts(&sc, now + stall);
+            let wait = self.after_reclaim(&sc, now + stall, cost);
+            stall += cost + wait;
             let margin = self.memcg.as_ref().map_or(0, |m| m.margin(self.memcg_charged()));
             if sc.nr_reclaimed > 0 || margin >= 1 {
                 self.stalled_attempts = 0;
@@ -45,7 +46,7 @@ impl Machine {
             // Simplification S-MC4: instead of the legacy group's wait on
             // PG_reclaim writeback inside reclaim, a charge with writes in
             // flight waits like a throttled allocation and retries.
-            if self.writes_in_flight > 0 {
+            if self.mm.dirty.nr_writeback > 0 {
                 return Err(self.throttle(now + stall));
             }
             if retries == 0 {

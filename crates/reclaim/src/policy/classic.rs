@@ -29,6 +29,7 @@ use crate::control::{Reclaimer, ScanControl};
 use crate::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
 use crate::policy::{LruSizes, Origin, ReclaimPolicy};
 use crate::rmap;
+use crate::throttle;
 use crate::watermark::int_sqrt;
 use crate::workingset::{pack_shadow, refault_distance, unpack_shadow, ShadowInfo};
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
@@ -373,6 +374,7 @@ impl Classic {
         if ty == FILE {
             nr.file_taken += nr_taken;
         }
+        throttle::after_inactive_batch(mm, sc, &self.cfg.dirty, env, &stat, nr_taken);
         nr_reclaimed
     }
 
@@ -490,6 +492,13 @@ impl Classic {
                 } else {
                     reclaimed += self.shrink_inactive_list(mm, chunk, ty, sc, env);
                 }
+                if sc.throttle.is_some() {
+                    break;
+                }
+            }
+            if sc.throttle.is_some() {
+                // S-TH1: the reclaimer waits now; the engine resumes it later.
+                break;
             }
             if reclaimed < nr_to_reclaim || proportional || scan_adjusted {
                 continue;
@@ -513,7 +522,7 @@ impl Classic {
             scan_adjusted = true;
         }
         sc.nr_reclaimed += reclaimed;
-        if mm.swap.is_configured() && self.inactive_is_low(ANON) {
+        if sc.throttle.is_none() && mm.swap.is_configured() && self.inactive_is_low(ANON) {
             self.shrink_active_list(mm, SWAP_CLUSTER_MAX, ANON, sc);
         }
     }
@@ -638,6 +647,8 @@ impl ReclaimPolicy for Classic {
         sc.nr = Default::default();
         sc.cache_trim_mode = self.pass.cache_trim_mode;
         self.shrink_lruvec(mm, sc, env);
+        let anon = if mm.swap.nr_free() > 0 { self.len(IA) + self.len(AA) } else { 0 };
+        throttle::after_shrink_node(mm, sc, &self.cfg.dirty, self.len(IF) + self.len(AF) + anon);
     }
 
     fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
