@@ -427,8 +427,9 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     if let Some(e) = status.error {
         return Err(bad_input(e));
     }
-    // Capacity: the run's memory in pages (no memcg limit in this model: S-CL1).
-    let capacity = config.memory_bytes / mm::PAGE_SIZE;
+    // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
+    let limit = if config.memcg_limit_bytes > 0 { config.memcg_limit_bytes.min(config.memory_bytes) } else { config.memory_bytes };
+    let capacity = limit / mm::PAGE_SIZE;
     let opt = belady_from_spool(&spool.path, status.refs, ids.total(), &[capacity])?[0];
     // Pages brought into memory on demand: every allocation (first touch,
     // swap-in, page-cache read) except swap readahead's prefetches.

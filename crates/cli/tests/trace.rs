@@ -53,6 +53,11 @@ fn lirs_trace_runs_with_opt_faults() {
     // Belady MIN at 256 pages, cross-checked against a scan-ahead MIN in crates/trace/tests/optimum.rs.
     assert_eq!(v["opt_faults"], 7512);
     assert_eq!(v["opt_capacity_pages"], 256);
+    // With a memory cgroup limit, the optimum is computed at the limit.
+    let j = d.join("memcg.json");
+    ok(&["run", "-q", "--trace", s(&t), "--set", "memory=2M", "--set", "memcg.limit=1M", "--set", "swap=none", "--json", s(&j)]);
+    let m = json(&j);
+    assert_eq!((m["opt_capacity_pages"].as_u64(), m["opt_faults"].as_u64()), (Some(256), Some(7512)));
     assert_eq!(v["trace"]["refs"], 15_858);
     let faults = v["faults"].as_u64().unwrap();
     assert_eq!(v["vmstat"]["swap_ra"], 0, "no swap: no readahead");
