@@ -17,12 +17,14 @@ pub mod program;
 pub mod report;
 pub mod sim;
 pub mod swap_ra;
+pub mod timeseries;
 
 pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};
 pub use program::{Access, Program, Step};
 pub use report::{RunReport, ThreadReport};
 pub use sim::{Progress, SimBuilder, SimError, Sim};
+pub use timeseries::Timeseries;
 
 /// Nanoseconds of virtual time.
 pub type Nanos = u64;

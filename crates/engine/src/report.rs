@@ -1,5 +1,6 @@
 //! What a run reports: counters, gauges, per-thread results, engine statistics.
 
+use crate::timeseries::Timeseries;
 use crate::Nanos;
 
 /// The latency percentiles reported per thread (100 = max), seed 001's table and beyond.
@@ -50,6 +51,8 @@ pub struct RunReport {
     pub kswapd_cpu_ns: Nanos,
     /// CPU time threads spent in direct reclaim.
     pub direct_reclaim_ns: Nanos,
+    /// Periodic samples, when asked for with [`crate::SimBuilder::sample_every`].
+    pub timeseries: Option<Timeseries>,
 }
 
 impl RunReport {

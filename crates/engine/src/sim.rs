@@ -19,6 +19,7 @@ use crate::device::Device;
 use crate::program::{Access, Program, Step};
 use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
 use crate::swap_ra::{RaMode, SwapReadahead};
+use crate::timeseries::Sampler;
 use crate::{Nanos, JIFFY_NS};
 use hdrhistogram::Histogram;
 use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
@@ -29,6 +30,8 @@ use reclaim::{direct, watermark, ReclaimWork, ScanControl};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
+
+mod hooks;
 
 /// A run that could not complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,6 +134,8 @@ struct Machine {
     stalled_attempts: u32,
     /// Reclaim writes submitted and not yet completed.
     writes_in_flight: u64,
+    /// Periodic state samples (off unless asked for).
+    sampler: Sampler,
 }
 
 struct Thread {
@@ -205,6 +210,7 @@ impl SimBuilder {
                 events: 0,
                 stalled_attempts: 0,
                 writes_in_flight: 0,
+                sampler: Sampler::off(),
             },
             threads: Vec::new(),
         })
@@ -269,6 +275,7 @@ impl Sim {
             }
             debug_assert!(t >= now, "time went backwards: {t} < {now}");
             now = t;
+            self.m.sample_until(t);
             self.m.events += 1;
             match ev {
                 Event::Thread(tid) => self.run_thread(tid as usize, limit)?,
@@ -281,6 +288,7 @@ impl Sim {
                 progress(Progress { virtual_ns: now, accesses: self.accesses() });
             }
         }
+        self.m.sample_until(now.min(limit));
         Ok(self.report(now.min(limit)))
     }
 
@@ -292,7 +300,7 @@ impl Sim {
     fn run_thread(&mut self, tid: usize, limit: Nanos) -> Result<(), SimError> {
         let m = &mut self.m;
         let th = &mut self.threads[tid];
-        let mut horizon = m.queue.next_time().min(limit);
+        let mut horizon = m.horizon_after(th.clock, limit);
         let access_ns = m.cfg.cpu.access_ns;
         loop {
             let (access, started) = match th.pending.take() {
@@ -301,7 +309,7 @@ impl Sim {
                     Step::Access(a) => (a, th.clock),
                     Step::Think(ns) => {
                         th.clock += ns;
-                        if th.clock > horizon {
+                        if m.must_yield(th.clock, limit, &mut horizon) {
                             break;
                         }
                         continue;
@@ -331,9 +339,9 @@ impl Sim {
                     }
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
                 }
-                horizon = m.queue.next_time().min(limit);
+                horizon = m.horizon_after(th.clock, limit);
             }
-            if th.clock > horizon {
+            if m.must_yield(th.clock, limit, &mut horizon) {
                 break;
             }
         }
@@ -392,6 +400,7 @@ impl Sim {
             accesses: self.accesses(),
             kswapd_cpu_ns: self.m.kswapd_cpu_ns,
             direct_reclaim_ns: self.m.direct_reclaim_ns,
+            timeseries: self.m.sampler.finish(),
         }
     }
 
