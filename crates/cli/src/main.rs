@@ -5,6 +5,7 @@ mod bench;
 mod output;
 mod reproduce;
 mod runner;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,6 +30,8 @@ enum Command {
     Settings,
     /// Run a seed document's experiment before and after its change and print its table beside ours.
     Reproduce(reproduce::ReproduceArgs),
+    /// Run the cartesian product of a sweep specification (TOML) locally or on Ray; resumable.
+    Sweep(sweep::SweepArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
 }
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         }
         Command::Bench(args) => bench::bench(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
+        Command::Sweep(args) => sweep::sweep(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -70,8 +70,14 @@ pub fn prepare_request(req: &Request) -> Result<Prepared> {
 
 /// Writes `value` to `path` atomically: a temporary file in the same directory, then rename.
 pub fn write_json_atomic(path: &Path, value: &Value) -> Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let text = serde_json::to_string_pretty(value)? + "\n";
+    write_text_atomic(path, &(serde_json::to_string_pretty(value)? + "\n"))
+}
+
+/// Writes `text` to `path` atomically: `PATH.tmp` beside it, then rename.
+pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     Ok(())
