@@ -2,6 +2,7 @@
 //! the engine, prints `/proc/vmstat`-style output and writes JSON results.
 
 mod bench;
+mod compare;
 mod output;
 mod reproduce;
 mod runner;
@@ -32,6 +33,8 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Run the cartesian product of a sweep specification (TOML) locally or on Ray; resumable.
     Sweep(sweep::SweepArgs),
+    /// Compare result documents side by side, mmtests style (vmstat rows, derived ratios, changes).
+    Compare(compare::CompareArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
 }
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Bench(args) => bench::bench(args),
+        Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
         Command::Sweep(args) => sweep::sweep(args),
     };

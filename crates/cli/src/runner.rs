@@ -68,12 +68,12 @@ pub fn prepare_request(req: &Request) -> Result<Prepared> {
     experiment::prepare(req).map_err(|e| usage(e.0))
 }
 
-/// Writes `value` to `path` atomically: a temporary file in the same directory, then rename.
+/// Writes `value` to `path` atomically as pretty JSON.
 pub fn write_json_atomic(path: &Path, value: &Value) -> Result<()> {
     write_text_atomic(path, &(serde_json::to_string_pretty(value)? + "\n"))
 }
 
-/// Writes `text` to `path` atomically: `PATH.tmp` beside it, then rename.
+/// Writes `text` to `path` atomically: a temporary file in the same directory, then rename.
 pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");

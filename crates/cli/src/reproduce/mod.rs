@@ -9,6 +9,7 @@
 mod seed000;
 mod seed001;
 mod seed004;
+mod report;
 mod table;
 
 use crate::runner;
@@ -145,6 +146,9 @@ pub struct ReproduceArgs {
     /// Write the tables as JSON to this file.
     #[arg(long, value_name = "OUT")]
     pub json: Option<std::path::PathBuf>,
+    /// Write a report into this directory: `reproductions.md` with every table and an SVG chart per table.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 /// A reproduction by name.
@@ -216,6 +220,9 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         let r = (e.run)(&args)?;
         print_reproduction(&r);
         all.push(r);
+    }
+    if let Some(dir) = &args.report {
+        report::write_report(dir, &all, &args.seed, args.quick)?;
     }
     if let Some(path) = &args.json {
         runner::write_json_atomic(path, &serde_json::Value::Array(all.iter().map(reproduction_json).collect()))?;

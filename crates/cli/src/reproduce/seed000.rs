@@ -6,12 +6,12 @@ use anyhow::Result;
 
 /// The pgbench table: file on an HDD, swap on an SSD, swappiness 115.
 pub fn run(args: &ReproduceArgs) -> Result<Reproduction> {
-    let (memory, ops) = if args.quick { ("256M", "1000000") } else { ("1G", "3000000") };
+    let (memory, ops) = if args.quick { ("256M", "500000") } else { ("1G", "2000000") };
     let variant = |label: &str, profile: &str| Variant {
         label: label.into(),
         profile: profile.into(),
         settings: vec![format!("memory={memory}"), "swap=ssd:2G".into(), "fs=hdd".into(), "vm.swappiness=115".into()],
-        workloads: vec![format!("pgbench:db=0.85x,ops={ops}")],
+        workloads: vec![format!("pgbench:ops={ops}")],
     };
     let variants = [variant("vanilla", "v5.7"), variant("lrucost", "v5.8")];
     let reports = run_variants(&variants, args.rng_seed)?;
@@ -35,6 +35,8 @@ pub fn run(args: &ReproduceArgs) -> Result<Reproduction> {
             metrics,
             notes: vec![
                 "vanilla = profile v5.7 (the kernel the series was merged on), lrucost = v5.8".into(),
+                "the machine keeps the seed's proportions: database 0.8x memory, shared buffers 0.143x, idle anon 0.15x".into(),
+                "both kernels end up swapping the idle anon here; in the seed the vanilla kernel did not (see issue #2's note)".into(),
                 "the seed counts one hour after a 30-minute warm-up; ours count the whole run, warm-up included".into(),
                 "tps is page accesses per second of the clients (each access to a shared buffer or a database page)".into(),
                 "the parallelio table of the seed needs the memcachetest/parallelio workloads (seed 003)".into(),

@@ -4,7 +4,8 @@
 use super::{Expect, Metric, Reproduction};
 use serde_json::{json, Value};
 
-fn fmt_value(v: f64) -> String {
+/// A figure with as many decimals as it deserves.
+pub fn fmt_value(v: f64) -> String {
     if v.abs() >= 1000.0 || v == v.trunc() {
         format!("{v:.0}")
     } else {
@@ -12,7 +13,8 @@ fn fmt_value(v: f64) -> String {
     }
 }
 
-fn fmt_change(values: &[f64]) -> String {
+/// The relative change from the first to the last value, as `+12.3%`.
+pub fn fmt_change(values: &[f64]) -> String {
     match Metric::change(values) {
         Some(c) => format!("{:+.1}%", c * 100.0),
         None => "-".to_string(),
