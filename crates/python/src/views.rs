@@ -274,14 +274,7 @@ impl ScanView {
         mm.stat.count(VmEvent::PgstealFile, freed[1]);
         sc.work.pages_scanned += n;
         sc.nr_reclaimed += nr_reclaimed;
-        let nr = &mut sc.nr;
-        nr.dirty += stat.nr_dirty;
-        nr.congested += stat.nr_congested;
-        nr.unqueued_dirty += stat.nr_unqueued_dirty;
-        nr.writeback += stat.nr_writeback;
-        nr.immediate += stat.nr_immediate;
-        nr.taken += n;
-        nr.file_taken += scanned[1];
+        sc.nr.add_batch(&stat, n, scanned[1]);
         match hooks.error {
             Some(e) => Err(e),
             None => Ok(list),

@@ -90,6 +90,19 @@ pub struct ScanControl {
     pub node_writeback: bool,
 }
 
+impl PassStat {
+    /// Adds one `shrink_folio_list` batch: its outcomes, `taken` pages isolated, `file_taken` of them file pages.
+    pub fn add_batch(&mut self, stat: &crate::pageout::FolioStat, taken: u64, file_taken: u64) {
+        self.dirty += stat.nr_dirty;
+        self.congested += stat.nr_congested;
+        self.unqueued_dirty += stat.nr_unqueued_dirty;
+        self.writeback += stat.nr_writeback;
+        self.immediate += stat.nr_immediate;
+        self.taken += taken;
+        self.file_taken += file_taken;
+    }
+}
+
 impl ScanControl {
     /// A scan control for `reclaimer` aiming to free `nr_to_reclaim` pages.
     pub fn new(reclaimer: Reclaimer, nr_to_reclaim: u64) -> ScanControl {

@@ -352,16 +352,7 @@ impl Classic {
             Balance::RefaultCost => self.note_cost(ty, stat.nr_pageout, 0),
             Balance::WeightedCost => self.note_cost(ty, stat.nr_pageout, nr_scanned - nr_reclaimed),
         }
-        let nr = &mut sc.nr;
-        nr.dirty += stat.nr_dirty;
-        nr.congested += stat.nr_congested;
-        nr.unqueued_dirty += stat.nr_unqueued_dirty;
-        nr.writeback += stat.nr_writeback;
-        nr.immediate += stat.nr_immediate;
-        nr.taken += nr_taken;
-        if ty == FILE {
-            nr.file_taken += nr_taken;
-        }
+        sc.nr.add_batch(&stat, nr_taken, if ty == FILE { nr_taken } else { 0 });
         nr_reclaimed
     }
 
