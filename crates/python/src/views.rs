@@ -37,11 +37,14 @@ impl MmView {
         std::mem::replace(&mut self.ptr, mm)
     }
 
+    // A view hands out the engine's state it points to (see the module comment).
+    #[allow(clippy::mut_from_ref)]
     fn mm(&self) -> PyResult<&mut Mm> {
         // SAFETY: see the module comment; non-null only while attached.
         unsafe { self.ptr.as_mut() }.ok_or_else(detached)
     }
 
+    #[allow(clippy::mut_from_ref)]
     fn checked(&self, pfn: Pfn) -> PyResult<&mut Mm> {
         let mm = self.mm()?;
         if pfn >= mm.frames.len() {
@@ -124,6 +127,7 @@ impl ScanView {
         self.freed = [0; 2];
     }
 
+    #[allow(clippy::mut_from_ref)]
     fn sc(&self) -> PyResult<&mut ScanControl> {
         // SAFETY: see the module comment; non-null only while attached.
         unsafe { self.sc.as_mut() }.ok_or_else(detached)

@@ -59,14 +59,15 @@ pub fn run_local(runs: &[&RunSpec], runs_dir: &Path, jobs: usize, progress: &mut
     std::thread::scope(|s| -> Result<()> {
         for _ in 0..jobs.max(1).min(runs.len()) {
             let (tx, queue, exe) = (tx.clone(), &queue, &exe);
-            s.spawn(move || loop {
-                let Some(r) = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None) else { break };
-                if tx.send(Note::Started).is_err() {
-                    break;
-                }
-                let result = run_child(exe, r, runs_dir);
-                if tx.send(Note::Finished(r.index, result)).is_err() {
-                    break;
+            s.spawn(move || {
+                while let Some(r) = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None) {
+                    if tx.send(Note::Started).is_err() {
+                        break;
+                    }
+                    let result = run_child(exe, r, runs_dir);
+                    if tx.send(Note::Finished(r.index, result)).is_err() {
+                        break;
+                    }
                 }
             });
         }
