@@ -14,7 +14,8 @@ Arguments the methods receive:
 - `sc` (one reclaim invocation, valid during the call): `sc.nr_to_reclaim`,
   `sc.nr_reclaimed`, `sc.nr_scanned`, `sc.priority` (12..0: look at about
   `size >> priority` pages), `sc.reclaimer` ("kswapd"/"direct"),
-  `sc.may_swap`, `sc.referenced(pfn)` (how many mappings accessed the page
+  `sc.may_swap`, `sc.throttled` (stop: dirty or writeback pages made reclaim
+  wait, as the kernel does), `sc.referenced(pfn)` (how many mappings accessed the page
   since the last look; clears their accessed bits) and, in `shrink_node`
   only, `sc.reclaim(pfns)`: evicts those pages and returns the ones that
   could not go yet (under writeback, or no swap slot), which stay yours.
@@ -35,8 +36,8 @@ class Policy:
     name = "python"
 
     def add_page(self, mm, pfn: int, origin: str, shadow: int | None) -> None:
-        """A page was instantiated: origin is "anon_fault", "swap_in" or
-        "file_read"; shadow is what `eviction_shadow` returned when this
+        """A page was instantiated: origin is "anon_fault", "swap_in",
+        "file_read" (a `read()`) or "file_fault" (a file mapping); shadow is what `eviction_shadow` returned when this
         page was last evicted (a refault), else None."""
 
     def on_swap_cache_hit(self, mm, pfn: int) -> None:

@@ -82,6 +82,8 @@ const ROWS: &[Row] = &[
     },
     Row { name: "Kswapd CPU", unit: Unit::Seconds, value: |r| r.doc["reclaim"]["kswapd_cpu_ns"].as_f64().map(|ns| ns / 1e9) },
     Row { name: "Direct reclaim CPU", unit: Unit::Seconds, value: |r| r.doc["reclaim"]["direct_reclaim_ns"].as_f64().map(|ns| ns / 1e9) },
+    Row { name: "PSI memory some", unit: Unit::Seconds, value: |r| r.doc["psi"]["memory"]["some"]["total_us"].as_f64().map(|us| us / 1e6) },
+    Row { name: "PSI memory full", unit: Unit::Seconds, value: |r| r.doc["psi"]["memory"]["full"]["total_us"].as_f64().map(|us| us / 1e6) },
     Row { name: "Minor Faults", unit: Unit::Count, value: |r| Some(r.c("pgfault")? - r.c("pgmajfault")?) },
     Row { name: "Major Faults", unit: Unit::Count, value: |r| r.c("pgmajfault") },
     Row { name: "Swap Ins", unit: Unit::Count, value: |r| r.c("pswpin") },

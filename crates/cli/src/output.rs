@@ -65,7 +65,29 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
         r.events
     );
     println!("# kswapd CPU         {:.3} s", r.kswapd_cpu_ns as f64 / 1e9);
-    println!("# direct reclaim     {:.3} s", r.direct_reclaim_ns as f64 / 1e9);
+    println!(
+        "# direct reclaim     {:.3} s in {} calls (p50 {}, p99 {}, max {})",
+        r.direct_reclaim_ns as f64 / 1e9,
+        r.direct_reclaims,
+        fmt_ns(r.direct_reclaim_latency(50.0)),
+        fmt_ns(r.direct_reclaim_latency(99.0)),
+        fmt_ns(r.direct_reclaim_latency(100.0))
+    );
+    let steal = |n| r.get(n).unwrap_or(0);
+    let (scan, stolen) = (steal("pgscan_kswapd") + steal("pgscan_direct"), steal("pgsteal_kswapd") + steal("pgsteal_direct"));
+    println!("# pgscan/pgsteal     {scan}/{stolen} = {:.2}", scan as f64 / stolen.max(1) as f64);
+    let w = |x: &reclaim::ReclaimWork| format!("rmap walks {} ptes {}, pt-walk mms {} pmds {} ptes {}, sorted {}", x.rmap_walks, x.rmap_ptes, x.walk_mms, x.walk_pmds, x.walk_ptes, x.pages_sorted);
+    println!("# kswapd work        {}", w(&r.kswapd_work));
+    println!("# direct work        {}", w(&r.direct_work));
+    for (name, l) in [("some", &r.psi.some), ("full", &r.psi.full)] {
+        println!("# psi memory {name}    avg={:.2} total={}", l.avg, l.total_ns / 1000);
+    }
+    for wr in &r.lru_gen_writes {
+        println!("# lru_gen write      {wr}");
+    }
+    println!("# reclaim throttled  {:.3} s", r.reclaim_throttled_ns as f64 / 1e9);
+    println!("# kswapd efficiency  {:.1}% (pgsteal_kswapd / pgscan_kswapd)", r.kswapd_efficiency_pct());
+    println!("# kswapd velocity    {:.1} pages/s (pgscan_kswapd per simulated second)", r.kswapd_velocity());
     let (ra, ra_hit) = (r.get("swap_ra").unwrap_or(0), r.get("swap_ra_hit").unwrap_or(0));
     if ra > 0 {
         println!("# swap readahead     {ra} pages read ahead, {ra_hit} hit ({:.2}%)", ra_hit as f64 * 100.0 / ra as f64);

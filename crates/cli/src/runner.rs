@@ -46,6 +46,9 @@ pub struct RunArgs {
     /// Check every invariant at the end of the run (O(memory)).
     #[arg(long)]
     pub paranoid: bool,
+    /// Print the /sys/kernel/debug/lru_gen listing at the end (lru=mglru).
+    #[arg(long)]
+    pub lru_gen_dump: bool,
     /// Sample free pages, LRU sizes and reclaim counters every MS milliseconds
     /// of virtual time into the JSON's `timeseries`.
     #[arg(long, value_name = "MS")]
@@ -117,6 +120,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     let info = p.info.clone();
     let (report, wall) = execute(p, args.paranoid)?;
     crate::output::print_report(&report, wall, !args.quiet);
+    if args.lru_gen_dump {
+        match &report.lru_gen_dump {
+            Some(d) => print!("{d}"),
+            None => println!("lru_gen: not available with lru={}", info.config.lru),
+        }
+    }
     if let Some(path) = &args.json {
         write_json_atomic(path, &info.result_json(&report, wall))?;
     }

@@ -45,7 +45,7 @@ fn bad_input_exits_2_with_a_clear_message() {
         (vec!["run", "-w", "nosuch"], "unknown workload `nosuch`; valid workloads: anon, ebizzy, fileloop"),
         (vec!["run", "-w", "ebizzy:alpah=1"], "workload `ebizzy` has no parameter `alpah`; valid parameters: size, alpha, threads, ops, start_ms"),
         (vec!["run", "-w", "ebizzy:size=huge"], "bad value `huge` for `size`"),
-        (vec!["run", "-w", "hotcold", "--profile", "v9"], "bad value `v9` for `--profile`: expected one of: v4.6, v5.7, v5.8"),
+        (vec!["run", "-w", "hotcold", "--profile", "v9"], "bad value `v9` for `--profile`: expected one of: v3.9, v3.11, v4.6, v5.7, v5.8"),
         (vec!["run", "-w", "hotcold", "--set", "memory=100K"], "too small"),
     ] {
         let out = reclaimsim(&args);
@@ -74,4 +74,40 @@ fn listings_name_profiles_workloads_and_settings() {
     }
     let s = String::from_utf8(reclaimsim(&["settings"]).stdout).unwrap();
     assert!(s.contains("vm.watermark_scale_factor"));
+}
+
+#[test]
+fn lru_gen_commands_and_dump() {
+    let args = |profile: &'static str| {
+        vec![
+            "run", "-q", "--profile", profile, "--set", "memory=8M", "--set", "swap=zram:32M", "--lru-gen-dump",
+            "-w", "anon:size=1.5x,pattern=uniform,ops=20000",
+            "-w", "lru-gen:cmds=+ 0 0 3;- 0 0 9,start_ms=1",
+        ]
+    };
+    let out = reclaimsim(&args("v6.1-mglru"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The aging request succeeds; the eviction request names a generation that cannot be evicted yet.
+    assert!(text.contains("+ 0 0 3\n- 0 0 9: -EINVAL"), "{text}");
+    assert!(text.contains("memcg     0 \n node     0\n"), "{text}");
+    let json = std::env::temp_dir().join(format!("reclaimsim-lrugen-{}.json", std::process::id()));
+    let mut classic = args("v6.1-classic");
+    classic.extend(["--json", json.to_str().unwrap()]);
+    let out = reclaimsim(&classic);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("-ENOENT") && text.contains("lru_gen: not available with lru=classic"), "{text}");
+    // PSI and the reclaim work breakdown are reported for every design.
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    let (some, full) = (&v["psi"]["memory"]["some"], &v["psi"]["memory"]["full"]);
+    assert!(some["total_us"].as_u64().unwrap() >= full["total_us"].as_u64().unwrap());
+    assert!(some["total_us"].as_u64().unwrap() > 0 && some["avg"].as_f64().unwrap() > 0.0);
+    assert!(v["reclaim"]["work"]["kswapd"]["rmap_walks"].as_u64().unwrap() > 0);
+    assert_eq!(v["reclaim"]["work"]["kswapd"]["walk_ptes"], 0);
+    assert!(v["reclaim"]["direct_reclaim_latency_ns"]["p99"].is_u64());
+    assert_eq!(v["reclaim"]["lru_gen_writes"].as_array().unwrap().len(), 1);
+    let out = reclaimsim(&["run", "-w", "lru-gen:cmds=* 0 0 1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lru_gen command `* 0 0 1`: expected `+` (aging) or `-` (eviction)"));
 }

@@ -4,7 +4,8 @@
 
 use crate::device::DeviceKind;
 use crate::swap_ra::RaMode;
-use reclaim::{Balance, ReclaimConfig};
+use crate::writeback::WritebackKnobs;
+use reclaim::{Balance, DirtyThrottle, ReclaimConfig, ReclaimWork};
 use std::fmt;
 
 /// A bad setting: which key, what was given, what was expected.
@@ -61,6 +62,33 @@ pub struct CpuCosts {
     pub pageout_ns: u64,
     /// Minimum CPU time of one kswapd pass.
     pub kswapd_pass_ns: u64,
+    /// Reclaim: start one reverse-map walk (anon_vma / i_mmap lock, interval-tree search);
+    /// 0 by default so that earlier calibrations keep their timing (seed 002 sets 300).
+    pub rmap_walk_ns: u64,
+    /// MGLRU: move one page between generation lists (`sort_folio`).
+    pub lru_sort_ns: u64,
+    /// MGLRU: visit one address space in the page-table walk (mmap lock, upper levels).
+    pub walk_mm_ns: u64,
+    /// MGLRU: check one non-leaf (PMD) entry in the page-table walk.
+    pub walk_pmd_ns: u64,
+    /// MGLRU: check one PTE in the page-table walk or look-around (sequential, batched).
+    pub walk_pte_ns: u64,
+}
+
+impl CpuCosts {
+    /// CPU time of `w`; `sync_write_ns` is the per-page cost of a synchronous
+    /// swap device (compression on zram), paid by whoever writes.
+    pub fn reclaim_work_ns(&self, w: &ReclaimWork, sync_write_ns: u64) -> u64 {
+        w.pages_scanned * self.reclaim_scan_ns
+            + w.rmap_walks * self.rmap_walk_ns
+            + w.rmap_ptes * self.rmap_pte_ns
+            + w.pages_freed * self.reclaim_free_ns
+            + w.pages_written * (self.pageout_ns + sync_write_ns)
+            + w.pages_sorted * self.lru_sort_ns
+            + w.walk_mms * self.walk_mm_ns
+            + w.walk_pmds * self.walk_pmd_ns
+            + w.walk_ptes * self.walk_pte_ns
+    }
 }
 
 impl Default for CpuCosts {
@@ -73,6 +101,11 @@ impl Default for CpuCosts {
             reclaim_free_ns: 250,
             pageout_ns: 2_000,
             kswapd_pass_ns: 1_000,
+            rmap_walk_ns: 0,
+            lru_sort_ns: 40,
+            walk_mm_ns: 500,
+            walk_pmd_ns: 10,
+            walk_pte_ns: 4,
         }
     }
 }
@@ -100,6 +133,10 @@ pub struct Config {
     pub reclaim: ReclaimConfig,
     /// CPU costs.
     pub cpu: CpuCosts,
+    /// `vm.dirty_*` writeback knobs.
+    pub writeback: WritebackKnobs,
+    /// `read_ahead_kb` of the filesystem device: pages read after a page-cache miss.
+    pub read_ahead_kb: u64,
     /// Stop after this much virtual time (0 = run until every thread is done).
     pub time_limit_ns: u64,
     /// `vm.page-cluster`: log2 of the largest swap readahead window.
@@ -123,6 +160,8 @@ impl Default for Config {
             lru: "classic".into(),
             reclaim: ReclaimConfig::default(),
             cpu: CpuCosts::default(),
+            writeback: WritebackKnobs::default(),
+            read_ahead_kb: 0,
             time_limit_ns: 0,
             page_cluster: 3,
             vma_ra_enabled: true,
@@ -194,6 +233,34 @@ macro_rules! flag {
             get: |c| (c.reclaim.$field as u8).to_string(),
             set: |c, v| {
                 c.reclaim.$field = parse_bool(v)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+macro_rules! dirty_flag {
+    ($key:literal, $field:ident, $help:literal) => {
+        Setting {
+            key: $key,
+            help: $help,
+            get: |c| (c.reclaim.dirty.$field as u8).to_string(),
+            set: |c, v| {
+                c.reclaim.dirty.$field = parse_bool(v)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+macro_rules! wb_knob {
+    ($key:literal, $field:ident, $lo:literal, $hi:literal, $help:literal) => {
+        Setting {
+            key: $key,
+            help: $help,
+            get: |c| c.writeback.$field.to_string(),
+            set: |c, v| {
+                c.writeback.$field = parse_u64(v, $lo, $hi)?;
                 Ok(())
             },
         }
@@ -314,7 +381,7 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         key: "lru",
-        help: "LRU design: classic",
+        help: "LRU design: classic or mglru (multi-gen LRU)",
         get: |c| c.lru.clone(),
         set: |c, v| {
             let names: Vec<_> = reclaim::policy::registry::POLICIES.iter().map(|p| p.name).collect();
@@ -340,6 +407,89 @@ pub const SETTINGS: &[Setting] = &[
     flag!("file_ratio_1to1", file_ratio_1to1, "before 2016's 'reduce size of inactive file list': file active:inactive target 1:1"),
     flag!("refaults_deactivate", refaults_deactivate, "v4.20+: file workingset activations force deactivation and end cache trim mode"),
     flag!("anon_workingset", anon_workingset, "v5.9 (seed 004): shadow entries in swap cache, refault detection for anon"),
+    Setting {
+        key: "lru_gen.enabled",
+        help: "MGLRU /sys/kernel/mm/lru_gen/enabled: 0x0001 core (always on with lru=mglru), 0x0002 page-table walks, 0x0004 non-leaf PMD accessed bits",
+        get: |c| format!("0x{:04x}", 1 | (c.reclaim.lru_gen.mm_walk as u32) << 1 | (c.reclaim.lru_gen.nonleaf_young as u32) << 2),
+        set: |c, v| {
+            let expected = || "a capability mask 0x0000..0x0007 (hex with 0x, or decimal), y or n".to_string();
+            let caps = match v {
+                "y" => 7,
+                "n" => 0,
+                _ => match v.strip_prefix("0x") {
+                    Some(h) => u32::from_str_radix(h, 16).map_err(|_| expected())?,
+                    None => v.parse().map_err(|_| expected())?,
+                },
+            };
+            if caps > 7 {
+                return Err(expected());
+            }
+            c.reclaim.lru_gen.mm_walk = caps & 2 != 0;
+            c.reclaim.lru_gen.nonleaf_young = caps & 4 != 0;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "lru_gen.min_ttl_ms",
+        help: "MGLRU working-set protection: generations younger than this are not reclaimed by kswapd's aging (0 = off)",
+        get: |c| c.reclaim.lru_gen.min_ttl_ms.to_string(),
+        set: |c, v| {
+            c.reclaim.lru_gen.min_ttl_ms = parse_u64(v, 0, 1 << 32)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "mglru_rework",
+        help: "v6.14 MGLRU refault/tier rework: PG_referenced-first refs, two-step aging, refaults recent within 4 gens of max_seq, type by all tiers",
+        get: |c| (c.reclaim.lru_gen.rework_6_14 as u8).to_string(),
+        set: |c, v| {
+            c.reclaim.lru_gen.rework_6_14 = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    dirty_flag!("kswapd_write_at_priority", kswapd_write_at_priority, "before v3.11 (seed 003): kswapd writes dirty file pages itself below priority 10; off: only while the node is flagged dirty"),
+    dirty_flag!("kswapd_flat_priority", kswapd_flat_priority, "v3.11: kswapd passes aim at the high watermark, priority drops when scanning falls short; off (v3.9): full passes, restart at priority 12 after 32 reclaimed"),
+    dirty_flag!("dirty_activate", dirty_activate, "v4.13: dirty/writeback file pages are activated and kswapd writes only pages seen twice; off: they stay on the inactive list"),
+    Setting {
+        key: "dirty_throttle",
+        help: "reclaim waits for writeback: iff-congested (v3.9), stall (v3.11, seed 003), throttle (v5.16+ reclaim_throttle)",
+        get: |c| c.reclaim.dirty.throttle.name().into(),
+        set: |c, v| {
+            c.reclaim.dirty.throttle = DirtyThrottle::from_name(v).ok_or("iff-congested, stall or throttle")?;
+            Ok(())
+        },
+    },
+    wb_knob!("vm.dirty_ratio", dirty_ratio, 1, 100, "percent of dirtyable memory at which writers stop (kernel default 20)"),
+    wb_knob!("vm.dirty_background_ratio", dirty_background_ratio, 0, 100, "percent of dirtyable memory at which background writeback starts (kernel default 10)"),
+    wb_knob!("vm.dirty_expire_centisecs", dirty_expire_centisecs, 0, 8_640_000, "age at which periodic writeback writes dirty data, 1/100 s (kernel default 3000)"),
+    wb_knob!("vm.dirty_writeback_centisecs", dirty_writeback_centisecs, 1, 8_640_000, "interval of periodic writeback, 1/100 s (kernel default 500)"),
+    Setting {
+        key: "vm.dirty_bytes",
+        help: "absolute dirty limit (size; 0 = use vm.dirty_ratio)",
+        get: |c| format_size(c.writeback.dirty_bytes),
+        set: |c, v| {
+            c.writeback.dirty_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "vm.dirty_background_bytes",
+        help: "absolute background writeback threshold (size; 0 = use vm.dirty_background_ratio)",
+        get: |c| format_size(c.writeback.dirty_background_bytes),
+        set: |c, v| {
+            c.writeback.dirty_background_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: "fs.read_ahead_kb",
+        help: "KiB read in one request on a page-cache miss (kernel default 128; 0 = one page, no readahead)",
+        get: |c| c.read_ahead_kb.to_string(),
+        set: |c, v| {
+            c.read_ahead_kb = parse_u64(v, 0, 1 << 20)?;
+            Ok(())
+        },
+    },
     cpu!("cpu.access_ns", access_ns, "CPU time of one resident access (ns)"),
     cpu!("cpu.fault_ns", fault_ns, "CPU time of a page fault without IO (ns)"),
     cpu!("cpu.reclaim_scan_ns", reclaim_scan_ns, "reclaim CPU per page isolated (ns)"),
@@ -347,6 +497,11 @@ pub const SETTINGS: &[Setting] = &[
     cpu!("cpu.reclaim_free_ns", reclaim_free_ns, "reclaim CPU per page freed (ns)"),
     cpu!("cpu.pageout_ns", pageout_ns, "reclaim CPU per page written (ns)"),
     cpu!("cpu.kswapd_pass_ns", kswapd_pass_ns, "minimum CPU time of one kswapd pass (ns)"),
+    cpu!("cpu.rmap_walk_ns", rmap_walk_ns, "reclaim CPU per reverse-map walk started: lock + VMA interval-tree search (ns)"),
+    cpu!("cpu.lru_sort_ns", lru_sort_ns, "MGLRU CPU per page moved between generations (ns)"),
+    cpu!("cpu.walk_mm_ns", walk_mm_ns, "MGLRU CPU per address space visited by the page-table walk (ns)"),
+    cpu!("cpu.walk_pmd_ns", walk_pmd_ns, "MGLRU CPU per non-leaf entry checked by the walk (ns)"),
+    cpu!("cpu.walk_pte_ns", walk_pte_ns, "MGLRU CPU per PTE checked by the walk or look-around (ns)"),
     Setting {
         key: "time_limit",
         help: "stop after this much virtual time in ms (0 = until the workload ends)",

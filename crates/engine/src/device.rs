@@ -7,6 +7,15 @@
 //! devices (zram, pmem) do the work on the caller's CPU with no queue.
 
 use crate::Nanos;
+use std::collections::VecDeque;
+
+/// KERNEL: `nr_requests`, the default block queue depth (128).
+pub const NR_REQUESTS: usize = 128;
+/// KERNEL: `blk_queue_congestion_threshold()`: a queue is congested from
+/// `nr_requests - nr_requests/8 + 1` queued requests...
+pub const CONGESTION_ON: usize = NR_REQUESTS - NR_REQUESTS / 8 + 1;
+/// ...until it drains below `nr_requests - nr_requests/8 - nr_requests/16 - 1`.
+pub const CONGESTION_OFF: usize = NR_REQUESTS - NR_REQUESTS / 8 - NR_REQUESTS / 16 - 1;
 
 /// Device kinds with preset parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +82,7 @@ impl DeviceKind {
             channels: vec![0; channels],
             bus_free: 0,
             head: u64::MAX,
+            inflight: VecDeque::new(),
         }
     }
 }
@@ -100,6 +110,8 @@ pub struct Device {
     bus_free: Nanos,
     /// Position after the last request (HDD head), `u64::MAX` when unknown.
     head: u64,
+    /// Completion time and size of requests not yet complete, in completion order.
+    inflight: VecDeque<(Nanos, u64)>,
 }
 
 impl Device {
@@ -132,7 +144,53 @@ impl Device {
         let done = accessed.max(self.bus_free) + transfer;
         self.bus_free = done;
         self.channels[ch] = done;
+        // Completions are in submission order: each waits for the previous transfer.
+        self.retire(now);
+        self.inflight.push_back((done, pages));
         done
+    }
+
+    fn retire(&mut self, now: Nanos) {
+        while self.inflight.front().is_some_and(|&(done, _)| done <= now) {
+            self.inflight.pop_front();
+        }
+    }
+
+    /// Requests queued or in service at `now`.
+    pub fn queued(&mut self, now: Nanos) -> usize {
+        self.retire(now);
+        self.inflight.len()
+    }
+
+    /// `bdi_write_congested()`: at least [`CONGESTION_ON`] requests queued.
+    /// Simplification S-DV1: no hysteresis latch; congestion ends at
+    /// [`Device::uncongested_at`].
+    pub fn congested(&mut self, now: Nanos) -> bool {
+        self.queued(now) >= CONGESTION_ON
+    }
+
+    /// When the queue drains below [`CONGESTION_OFF`] (`clear_bdi_congested`
+    /// wakes `congestion_wait` sleepers then); `now` if it already is.
+    pub fn uncongested_at(&mut self, now: Nanos) -> Nanos {
+        let q = self.queued(now);
+        if q < CONGESTION_OFF {
+            now
+        } else {
+            self.inflight[q - CONGESTION_OFF].0
+        }
+    }
+
+    /// When `pages` more pages of the queued requests will have completed, if that many are queued.
+    pub fn pages_done_at(&mut self, now: Nanos, pages: u64) -> Option<Nanos> {
+        self.retire(now);
+        let mut sum = 0;
+        self.inflight
+            .iter()
+            .find(|&&(_, n)| {
+                sum += n;
+                sum >= pages
+            })
+            .map(|&(done, _)| done)
     }
 }
 
@@ -173,6 +231,21 @@ mod tests {
         // One request of k pages costs one latency, not k.
         let mut d = DeviceKind::Ssd.preset();
         assert_eq!(d.submit_at(0, 7, 8, false), 90_000 + 8 * 4096 * 1_000_000_000 / 520_000_000);
+    }
+
+    #[test]
+    fn congestion_comes_with_a_full_queue_and_clears_in_completion_order() {
+        let mut d = DeviceKind::Ssd.preset();
+        let done: Vec<Nanos> = (0..CONGESTION_ON as u64).map(|i| d.submit_at(0, 2 * i, 1, true)).collect();
+        assert!(done.windows(2).all(|w| w[0] <= w[1]));
+        assert!(d.congested(0));
+        assert!(!d.congested(done[0]));
+        // It must lose CONGESTION_ON - CONGESTION_OFF + 1 requests to get below the off mark.
+        let t = d.uncongested_at(0);
+        assert_eq!(t, done[CONGESTION_ON - CONGESTION_OFF]);
+        assert_eq!(d.queued(t), CONGESTION_OFF - 1);
+        assert_eq!(d.pages_done_at(t, 2), Some(done[CONGESTION_ON - CONGESTION_OFF + 2]));
+        assert_eq!(d.pages_done_at(t, 1000), None);
     }
 
     #[test]

@@ -14,14 +14,17 @@ pub mod config;
 pub mod device;
 pub mod profile;
 pub mod program;
+pub mod psi;
 pub mod report;
 pub mod sim;
+pub mod writeback;
 pub mod swap_ra;
 pub mod timeseries;
 
 pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};
-pub use program::{Access, Program, Step};
+pub use program::{Access, LruGenWrite, Program, Step};
+pub use psi::{PsiLine, PsiMemory};
 pub use report::{RunReport, ThreadReport};
 pub use sim::{Progress, SimBuilder, SimError, Sim};
 pub use timeseries::Timeseries;

@@ -23,7 +23,20 @@ pub enum Access {
         /// Page index within the file.
         page: u32,
     },
+    /// A `write()` of a whole page `page` of `file` through a file descriptor:
+    /// dirties the page-cache page (no read needed) and may be throttled by
+    /// `balance_dirty_pages`.
+    FileWrite {
+        /// The file.
+        file: FileId,
+        /// Page index within the file.
+        page: u32,
+    },
 }
+
+/// A registered `/sys/kernel/debug/lru_gen` write (see `SimBuilder::add_lru_gen_write`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LruGenWrite(pub u32);
 
 /// The next thing a thread does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +45,9 @@ pub enum Step {
     Access(Access),
     /// Compute or sleep for this many nanoseconds without touching memory.
     Think(u64),
+    /// Write `+`/`-` commands to `lru_gen` (aging and eviction requests); the
+    /// thread is charged the reclaim work's CPU time. Without MGLRU the write fails.
+    LruGen(LruGenWrite),
     /// The thread has finished.
     Done,
 }

@@ -1,7 +1,9 @@
 //! What a run reports: counters, gauges, per-thread results, engine statistics.
 
 use crate::timeseries::Timeseries;
+use crate::psi::PsiMemory;
 use crate::Nanos;
+use reclaim::ReclaimWork;
 
 /// The latency percentiles reported per thread (100 = max), seed 001's table and beyond.
 pub const LATENCY_PERCENTILES: [f64; 9] = [50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.9, 100.0];
@@ -51,11 +53,52 @@ pub struct RunReport {
     pub kswapd_cpu_ns: Nanos,
     /// CPU time threads spent in direct reclaim.
     pub direct_reclaim_ns: Nanos,
+    /// Work kswapd did (rmap walks, PTEs, pages), behind `kswapd_cpu_ns`.
+    pub kswapd_work: ReclaimWork,
+    /// Work direct reclaimers did, behind `direct_reclaim_ns`.
+    pub direct_work: ReclaimWork,
+    /// Direct reclaim invocations (`try_to_free_pages` calls).
+    pub direct_reclaims: u64,
+    /// Latency of one direct reclaim invocation at each of [`LATENCY_PERCENTILES`], ns.
+    pub direct_reclaim_latency_ns: [(f64, u64); 9],
+    /// `/proc/pressure/memory` over the run.
+    pub psi: PsiMemory,
+    /// The `lru_gen` debugfs listing at the end (MGLRU only).
+    pub lru_gen_dump: Option<String>,
+    /// `lru_gen` writes issued by programs, with time and outcome.
+    pub lru_gen_writes: Vec<String>,
+    /// Time kswapd and direct reclaimers slept in reclaim throttling
+    /// (`congestion_wait`, `wait_iff_congested`, `reclaim_throttle`).
+    pub reclaim_throttled_ns: Nanos,
     /// Periodic samples, when asked for with [`crate::SimBuilder::sample_every`].
     pub timeseries: Option<Timeseries>,
 }
 
 impl RunReport {
+    /// Direct reclaim latency at percentile `p` (one of [`LATENCY_PERCENTILES`]), ns.
+    pub fn direct_reclaim_latency(&self, p: f64) -> u64 {
+        self.direct_reclaim_latency_ns.iter().find(|(q, _)| *q == p).map_or(0, |&(_, v)| v)
+    }
+
+    /// mmtests' "Kswapd efficiency": `pgsteal_kswapd / pgscan_kswapd`, in percent (0 when nothing was scanned).
+    pub fn kswapd_efficiency_pct(&self) -> f64 {
+        let scan = self.get("pgscan_kswapd").unwrap_or(0);
+        if scan == 0 {
+            0.0
+        } else {
+            self.get("pgsteal_kswapd").unwrap_or(0) as f64 * 100.0 / scan as f64
+        }
+    }
+
+    /// mmtests' "Kswapd velocity": `pgscan_kswapd` per second of (virtual) time.
+    pub fn kswapd_velocity(&self) -> f64 {
+        if self.virtual_ns == 0 {
+            0.0
+        } else {
+            self.get("pgscan_kswapd").unwrap_or(0) as f64 * 1e9 / self.virtual_ns as f64
+        }
+    }
+
     /// The value of a counter or gauge by its `/proc/vmstat` name.
     pub fn get(&self, name: &str) -> Option<u64> {
         self.vmstat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)

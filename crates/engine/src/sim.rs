@@ -11,12 +11,16 @@
 //!   but no other actor can see the page locked meanwhile.
 //! - S-EN3: a direct reclaimer that frees nothing is throttled until the next
 //!   event or one jiffy (`reclaim_throttle(NOPROGRESS)`), then retries.
-//! - S-EN4: writes to file mappings are treated as reads (dirty file pages and
-//!   the flusher arrive with issue #4).
+//!
+//! Dirty pages, the flusher and reclaim throttling waits live in `sim/io.rs`.
+
+mod io;
 
 use crate::config::{Config, ConfigError};
+use crate::writeback::Flusher;
 use crate::device::Device;
-use crate::program::{Access, Program, Step};
+use crate::program::{Access, LruGenWrite, Program, Step};
+use crate::psi::Psi;
 use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
 use crate::swap_ra::{RaMode, SwapReadahead};
 use crate::timeseries::Sampler;
@@ -26,7 +30,7 @@ use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, Pte, RegionId, RegionKin
 use reclaim::kswapd::{watermark_ok, Kswapd};
 use reclaim::pageout::{free_swap_cache, PageoutEnv};
 use reclaim::policy::{Origin, ReclaimPolicy};
-use reclaim::{direct, watermark, ReclaimWork, ScanControl};
+use reclaim::{direct, watermark, ReclaimWork};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
@@ -78,6 +82,8 @@ enum Event {
     Kswapd(u64),
     /// Writeback of a page finished.
     WritebackDone(Pfn),
+    /// Flusher wakeup; stale if the generation does not match.
+    Flusher(u64),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,11 +135,25 @@ struct Machine {
     queue: EventQueue,
     kswapd_cpu_ns: Nanos,
     direct_reclaim_ns: Nanos,
+    /// Reclaim work by kswapd and by direct reclaimers (for the CPU-cost breakdown).
+    kswapd_work: ReclaimWork,
+    direct_work: ReclaimWork,
+    /// Latency of each direct reclaim invocation.
+    direct_hist: Histogram<u64>,
+    /// Pressure stall accounting.
+    psi: Psi,
+    /// Memory stall of the access in progress beyond direct reclaim (workingset refault reads).
+    refault_stall_ns: Nanos,
+    /// Texts of `lru_gen` writes programs can issue, and the outcome of each write.
+    lru_gen_texts: Vec<String>,
+    lru_gen_log: Vec<String>,
     events: u64,
     /// Consecutive throttled allocation attempts without any progress.
     stalled_attempts: u32,
-    /// Reclaim writes submitted and not yet completed.
-    writes_in_flight: u64,
+    /// The filesystem device's flusher thread.
+    flusher: Flusher,
+    /// Time reclaimers (kswapd and direct) slept in reclaim throttling.
+    reclaim_throttled_ns: Nanos,
     /// Periodic state samples (off unless asked for).
     sampler: Sampler,
 }
@@ -191,7 +211,7 @@ impl SimBuilder {
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
         let policy = (entry.build)(&cfg.reclaim);
         let swap_dev = cfg.swap_kind.preset();
-        let env = PageoutEnv { sync_swap: swap_dev.sync };
+        let env = PageoutEnv { sync_swap: swap_dev.sync, now_ns: 0, fs_congested: false, dirty: cfg.reclaim.dirty };
         Ok(SimBuilder {
             m: Machine {
                 mm,
@@ -207,9 +227,17 @@ impl SimBuilder {
                 queue: EventQueue::default(),
                 kswapd_cpu_ns: 0,
                 direct_reclaim_ns: 0,
+                kswapd_work: ReclaimWork::default(),
+                direct_work: ReclaimWork::default(),
+                direct_hist: Histogram::new(3).expect("3 significant figures is valid"),
+                psi: Psi::default(),
+                refault_stall_ns: 0,
+                lru_gen_texts: Vec::new(),
+                lru_gen_log: Vec::new(),
                 events: 0,
                 stalled_attempts: 0,
-                writes_in_flight: 0,
+                flusher: Flusher::default(),
+                reclaim_throttled_ns: 0,
                 sampler: Sampler::off(),
             },
             threads: Vec::new(),
@@ -238,9 +266,17 @@ impl SimBuilder {
         r
     }
 
+    /// Registers the text of a `/sys/kernel/debug/lru_gen` write that a program
+    /// issues with [`Step::LruGen`].
+    pub fn add_lru_gen_write(&mut self, text: impl Into<String>) -> LruGenWrite {
+        self.m.lru_gen_texts.push(text.into());
+        LruGenWrite(self.m.lru_gen_texts.len() as u32 - 1)
+    }
+
     /// Adds a workload thread.
     pub fn add_thread(&mut self, name: impl Into<String>, program: Box<dyn Program>) {
         let id = self.threads.len() as u32;
+        self.m.psi.task_start(0);
         self.threads.push(Thread {
             name: name.into(),
             program,
@@ -282,6 +318,8 @@ impl Sim {
                 Event::Kswapd(gen) if gen == self.m.kswapd_gen => self.m.kswapd_event(now),
                 Event::Kswapd(_) => {}
                 Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
+                Event::Flusher(gen) if gen == self.m.flusher.gen => self.m.flusher_event(now),
+                Event::Flusher(_) => {}
             }
             if self.m.events >= next_progress {
                 next_progress = self.m.events + 4096;
@@ -308,13 +346,19 @@ impl Sim {
                 None => match th.program.next() {
                     Step::Access(a) => (a, th.clock),
                     Step::Think(ns) => {
+                        m.psi.idle(th.clock, th.clock + ns);
                         th.clock += ns;
                         if m.must_yield(th.clock, limit, &mut horizon) {
                             break;
                         }
                         continue;
                     }
+                    Step::LruGen(w) => {
+                        th.clock += m.lru_gen_write(w, th.clock);
+                        continue;
+                    }
                     Step::Done => {
+                        m.psi.task_end(th.clock);
                         th.done = true;
                         return Ok(());
                     }
@@ -327,12 +371,15 @@ impl Sim {
                 m.events += 1;
                 match m.slow_access(access, th.clock) {
                     Ok((cost, stall)) => {
+                        m.psi.stall(th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));
                         th.clock += cost;
                         th.reclaim_stall_ns += stall;
                         th.slow_ops += 1;
                         th.hist.record(th.clock - started).expect("auto-resizing histogram");
                     }
                     Err(Stall::Retry(at)) => {
+                        m.psi.stall(th.clock, at);
+                        m.refault_stall_ns = 0;
                         th.reclaim_stall_ns += at - th.clock;
                         th.clock = at;
                         th.pending = Some((access, started));
@@ -340,6 +387,7 @@ impl Sim {
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
                 }
                 horizon = m.horizon_after(th.clock, limit);
+                m.psi.maybe_fold(m.queue.next_time().min(th.clock));
             }
             if m.must_yield(th.clock, limit, &mut horizon) {
                 break;
@@ -362,10 +410,13 @@ impl Sim {
         vmstat.push(("nr_unevictable", sizes.unevictable));
         vmstat.push(("nr_isolated_anon", 0));
         vmstat.push(("nr_isolated_file", 0));
-        vmstat.push(("nr_dirty", count_frames(PageFlags::DIRTY) - count_frames(PageFlags::DIRTY | PageFlags::SWAPBACKED)));
-        vmstat.push(("nr_writeback", count_frames(PageFlags::WRITEBACK)));
+        vmstat.push(("nr_dirty", mm.dirty.nr_dirty));
+        vmstat.push(("nr_writeback", mm.dirty.nr_writeback));
         vmstat.push(("nr_swapcached", count_frames(PageFlags::SWAPCACHE)));
         vmstat.push(("nr_swap_free", mm.swap.nr_free() as u64));
+        let t = self.m.dirty_thresholds();
+        vmstat.push(("nr_dirty_threshold", t.thresh));
+        vmstat.push(("nr_dirty_background_threshold", t.bg_thresh));
         for z in &mm.zones {
             // Watermarks are per zone in /proc/zoneinfo; one zone here.
             vmstat.push(("wmark_min", z.wmark(Watermark::Min)));
@@ -392,6 +443,8 @@ impl Sim {
                 }
             })
             .collect();
+        let dh = &self.m.direct_hist;
+        let dq = |p: f64| dh.value_at_quantile(p);
         RunReport {
             vmstat,
             threads,
@@ -400,6 +453,14 @@ impl Sim {
             accesses: self.accesses(),
             kswapd_cpu_ns: self.m.kswapd_cpu_ns,
             direct_reclaim_ns: self.m.direct_reclaim_ns,
+            kswapd_work: self.m.kswapd_work,
+            direct_work: self.m.direct_work,
+            direct_reclaims: dh.len(),
+            direct_reclaim_latency_ns: LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { dh.max() } else { dq(p / 100.0) })),
+            psi: self.m.psi.finish(end),
+            lru_gen_dump: self.m.policy.lru_gen_dump(end),
+            lru_gen_writes: std::mem::take(&mut self.m.lru_gen_log),
+            reclaim_throttled_ns: self.m.reclaim_throttled_ns,
             timeseries: self.m.sampler.finish(),
         }
     }
@@ -417,6 +478,7 @@ impl Sim {
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: 0, thread: "access_now".into() }),
                 }
             }
+            self.m.refault_stall_ns = 0;
         }
         self.drain_writeback();
         Ok(())
@@ -480,6 +542,16 @@ impl Machine {
                 }
                 false
             }
+            Access::FileWrite { file, page } => {
+                // Only a write to an already dirty page needs no dirty accounting.
+                match self.mm.files[file.0 as usize].cache[page as usize].pfn() {
+                    Some(pfn) if self.mm.frames[pfn].flags.has(PageFlags::DIRTY) => {
+                        self.policy.mark_accessed(&mut self.mm, pfn);
+                        true
+                    }
+                    _ => false,
+                }
+            }
         }
     }
 
@@ -494,10 +566,11 @@ impl Machine {
                         Some(slot) => self.do_swap_page(region, page, slot, write, now),
                         None => self.do_anonymous_page(region, page, write, now),
                     },
-                    RegionKind::File { file, offset } => self.filemap_fault(region, page, file, offset + page, now),
+                    RegionKind::File { file, offset } => self.filemap_fault(region, page, file, offset + page, write, now),
                 }
             }
             Access::FileRead { file, page } => self.filemap_read(file, page, now),
+            Access::FileWrite { file, page } => self.filemap_write(file, page, now),
         }
     }
 
@@ -540,6 +613,7 @@ impl Machine {
             reads.push(slot);
             self.submit_swap_reads(&mut reads, slot, t)
         };
+        self.note_refault_stall(pfn, done - t);
         self.map_swapped_in(region, page, pfn, write);
         Ok((done - now + self.cfg.cpu.fault_ns, stall))
     }
@@ -616,37 +690,43 @@ impl Machine {
 
     /// Reads page `index` of `file` into the page cache; returns the frame and
     /// (latency, stall). Runs the refault check on a shadow entry.
-    fn read_file_page(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Pfn, Nanos, Nanos), Stall> {
+    fn read_file_page(&mut self, file: FileId, index: u32, origin: Origin, now: Nanos) -> Result<(Pfn, Nanos, Nanos), Stall> {
+        let window = self.readahead_window(file, index);
         let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
         let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
         let shadow = slot.as_shadow();
         *slot = CacheEntry::resident(pfn);
-        self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+        self.policy.add_page(&mut self.mm, pfn, origin, shadow);
         self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
-        let done = self.fs_dev.submit_at(now + stall, (file.0 as u64) << 32 | index as u64, 1, false);
+        self.read_ahead(file, index, window, now + stall);
+        let pos = ((file.0 as u64) << 32) | index as u64;
+        let done = self.fs_dev.submit_at(now + stall, pos, window as u64, false);
+        self.note_refault_stall(pfn, done - now - stall);
         Ok((pfn, done - now, stall))
     }
 
     /// `filemap_read()`: a `read()` that missed the page cache.
     fn filemap_read(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
-        let (pfn, latency, stall) = self.read_file_page(file, index, now)?;
+        let (pfn, latency, stall) = self.read_file_page(file, index, Origin::FileRead, now)?;
         self.policy.mark_accessed(&mut self.mm, pfn);
         Ok((latency + self.cfg.cpu.access_ns, stall))
     }
 
     /// `filemap_fault()`: a fault on a file mapping.
-    fn filemap_fault(&mut self, region: RegionId, page: u32, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+    fn filemap_fault(&mut self, region: RegionId, page: u32, file: FileId, index: u32, write: bool, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
         self.mm.stat.count(VmEvent::Pgfault, 1);
         let (pfn, latency, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
             Some(pfn) => (pfn, 0, 0),
             None => {
-                let r = self.read_file_page(file, index, now)?;
+                let r = self.read_file_page(file, index, Origin::FileFault, now)?;
                 self.mm.stat.count(VmEvent::Pgmajfault, 1);
                 r
             }
         };
-        self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, false);
-        Ok((latency + self.cfg.cpu.fault_ns, stall))
+        self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
+        // do_shared_fault(): a write fault dirties the page at once (S-WB3).
+        let pause = if write { self.dirty_page(pfn, now + latency) } else { 0 };
+        Ok((latency + self.cfg.cpu.fault_ns + pause, stall))
     }
 
     /// The page allocator's order-0 path: fast path at the low watermark, kswapd
@@ -657,10 +737,14 @@ impl Machine {
         }
         let mut stall = 0;
         if !watermark_ok(&self.mm, Watermark::Min) {
+            self.env.now_ns = now;
+            self.env.fs_congested = self.fs_dev.congested(now);
             let sc = direct::try_to_free_pages(&mut self.mm, self.policy.as_mut(), self.env);
             stall = self.work_cost(&sc.work);
             self.direct_reclaim_ns += stall;
-            self.submit_pageouts(&sc, now + stall);
+            self.direct_work.add(&sc.work);
+            stall += self.after_reclaim(&sc, now, stall);
+            self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
             if sc.nr_reclaimed > 0 {
                 self.kswapd.failures = 0;
                 self.stalled_attempts = 0;
@@ -681,7 +765,7 @@ impl Machine {
     /// `OOM_STALL_LIMIT` such waits in a row without progress it fails.
     fn throttle(&mut self, at: Nanos) -> Stall {
         // Writes in flight will free pages: waiting for them is not a failure.
-        if self.writes_in_flight == 0 {
+        if self.mm.dirty.nr_writeback == 0 {
             self.stalled_attempts += 1;
         }
         if self.stalled_attempts > OOM_STALL_LIMIT {
@@ -692,34 +776,29 @@ impl Machine {
 
     /// CPU time for reclaim work.
     fn work_cost(&self, w: &ReclaimWork) -> Nanos {
-        let c = &self.cfg.cpu;
         let sync_write = if self.swap_dev.sync { self.swap_dev.write_cpu_ns } else { 0 };
-        w.pages_scanned * c.reclaim_scan_ns + w.rmap_ptes * c.rmap_pte_ns + w.pages_freed * c.reclaim_free_ns + w.pages_written * (c.pageout_ns + sync_write)
+        self.cfg.cpu.reclaim_work_ns(w, sync_write)
     }
 
-    /// Schedules completions for the writes reclaim submitted.
-    /// Swap writes to contiguous slots go as one request, as the block layer merges them.
-    fn submit_pageouts(&mut self, sc: &ScanControl, at: Nanos) {
-        let mut writes: Vec<(u32, Pfn)> = sc.pageout.iter().map(|&pfn| (self.mm.frames[pfn].swap, pfn)).collect();
-        writes.sort_unstable();
-        for run in writes.chunk_by(|a, b| b.0 == a.0 + 1) {
-            let done = self.swap_dev.submit_at(at, run[0].0 as u64, run.len() as u64, true);
-            for &(_, pfn) in run {
-                self.queue.push(done, Event::WritebackDone(pfn));
-            }
-            self.writes_in_flight += run.len() as u64;
+    /// A read of a page that was part of the workingset is a memory stall
+    /// (`psi_memstall_enter` in the swap and page-cache read paths).
+    fn note_refault_stall(&mut self, pfn: Pfn, io_ns: Nanos) {
+        if self.mm.frames[pfn].flags.has(PageFlags::WORKINGSET) {
+            self.refault_stall_ns += io_ns;
         }
     }
 
-    /// `folio_end_writeback()`.
-    fn writeback_done(&mut self, pfn: Pfn) {
-        let f = &mut self.mm.frames[pfn];
-        debug_assert!(f.flags.has(PageFlags::WRITEBACK), "writeback end on pfn {pfn} not under writeback");
-        f.flags.clear(PageFlags::WRITEBACK);
-        self.writes_in_flight -= 1;
-        if f.flags.test_clear(PageFlags::RECLAIM) {
-            self.policy.rotate_reclaimable(&mut self.mm, pfn);
-        }
+    /// Runs `lru_gen` write `w` at `now` on behalf of a thread; returns its CPU time.
+    fn lru_gen_write(&mut self, w: LruGenWrite, now: Nanos) -> Nanos {
+        let text = self.lru_gen_texts[w.0 as usize].clone();
+        let mut sc = reclaim::ScanControl::new(reclaim::Reclaimer::Direct, u64::MAX);
+        sc.now_ns = now;
+        self.env.now_ns = now;
+        let res = self.policy.lru_gen_write(&mut self.mm, &text, &mut sc, self.env);
+        let cost = self.work_cost(&sc.work);
+        let cost = cost + self.after_reclaim(&sc, now, cost);
+        self.lru_gen_log.push(format!("{:.3}s {}: {}", now as f64 / 1e9, text.trim(), res.map_or_else(|e| format!("-{e}"), |()| "ok".into())));
+        cost
     }
 
     /// `wakeup_kswapd()`.
@@ -749,10 +828,15 @@ impl Machine {
     fn kswapd_event(&mut self, now: Nanos) {
         match self.kswapd_state {
             KswapdState::Running => {
+                self.env.now_ns = now;
+                self.env.fs_congested = self.fs_dev.congested(now);
                 let step = self.kswapd.step(&mut self.mm, self.policy.as_mut(), self.env);
-                let cost = self.work_cost(&step.sc.work).max(self.cfg.cpu.kswapd_pass_ns);
+                let mut cost = self.work_cost(&step.sc.work).max(self.cfg.cpu.kswapd_pass_ns);
                 self.kswapd_cpu_ns += cost;
-                self.submit_pageouts(&step.sc, now + cost);
+                self.kswapd_work.add(&step.sc.work);
+                self.psi.busy_stalled(now, now + cost);
+                // The wait is not CPU time, but delays kswapd's next step like it.
+                cost += self.after_reclaim(&step.sc, now, cost);
                 if step.sc.nr_reclaimed > 0 {
                     self.stalled_attempts = 0;
                 }
@@ -783,5 +867,6 @@ impl Machine {
         let on_lists = self.policy.lru_sizes().total();
         let free = self.mm.nr_free();
         assert_eq!(free + on_lists, self.mm.frames.len() as u64, "page accounting: free {free} + on LRU {on_lists} != total");
+        self.check_dirty_gauges();
     }
 }

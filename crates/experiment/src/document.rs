@@ -2,6 +2,7 @@
 
 use engine::timeseries::COLUMNS;
 use engine::{Config, RunReport, Timeseries};
+use reclaim::ReclaimWork;
 use serde_json::{json, Map, Value};
 use workload::WorkloadSpec;
 
@@ -34,6 +35,21 @@ impl RunInfo {
             .iter()
             .map(|(k, v)| (k.to_string(), json!(v)))
             .collect();
+        let work = |w: &ReclaimWork| {
+            json!({
+                "pages_scanned": w.pages_scanned,
+                "pages_sorted": w.pages_sorted,
+                "pages_freed": w.pages_freed,
+                "pages_written": w.pages_written,
+                "rmap_walks": w.rmap_walks,
+                "rmap_ptes": w.rmap_ptes,
+                "walk_mms": w.walk_mms,
+                "walk_pmds": w.walk_pmds,
+                "walk_ptes": w.walk_ptes,
+            })
+        };
+        let psi_line = |l: &engine::PsiLine| json!({ "avg": l.avg, "total_us": l.total_ns / 1000 });
+        let dlat: Map<String, Value> = r.direct_reclaim_latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect();
         let threads: Vec<Value> = r
             .threads
             .iter()
@@ -71,7 +87,15 @@ impl RunInfo {
             "reclaim": {
                 "kswapd_cpu_ns": r.kswapd_cpu_ns,
                 "direct_reclaim_ns": r.direct_reclaim_ns,
+                "direct_reclaims": r.direct_reclaims,
+                "direct_reclaim_latency_ns": dlat,
+                "work": { "kswapd": work(&r.kswapd_work), "direct": work(&r.direct_work) },
+                "lru_gen_writes": r.lru_gen_writes,
+                "throttled_ns": r.reclaim_throttled_ns,
+                "kswapd_efficiency_pct": r.kswapd_efficiency_pct(),
+                "kswapd_velocity": r.kswapd_velocity(),
             },
+            "psi": { "memory": { "some": psi_line(&r.psi.some), "full": psi_line(&r.psi.full) } },
             "sim": {
                 "virtual_ns": r.virtual_ns,
                 "events": r.events,

@@ -8,6 +8,7 @@
 //! **Architecture invariant:** `mm` knows no policy, no time and no randomness.
 #![deny(missing_docs)]
 
+pub mod dirty;
 pub mod entry;
 pub mod frame;
 pub mod list;
@@ -16,6 +17,7 @@ pub mod swap;
 pub mod vmstat;
 pub mod zone;
 
+pub use dirty::DirtyState;
 pub use entry::{CacheEntry, Pte, Shadow};
 pub use frame::{Frame, FrameTable, Owner, PageFlags, Pfn, NO_PFN};
 pub use list::LruList;
@@ -47,6 +49,8 @@ pub struct Mm {
     pub zones: Vec<Zone>,
     /// Event counters, named as in `/proc/vmstat`.
     pub stat: VmStat,
+    /// Dirty/writeback gauges and reclaim's node flags.
+    pub dirty: DirtyState,
 }
 
 impl Mm {
@@ -60,6 +64,7 @@ impl Mm {
             swap: SwapMap::new(swap_pages),
             zones: vec![Zone::new(ZoneId::Normal, nr_frames)],
             stat: VmStat::default(),
+            dirty: DirtyState::default(),
         }
     }
 

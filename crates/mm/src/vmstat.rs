@@ -91,6 +91,10 @@ vm_events! {
     NrVmscanWrite = "nr_vmscan_write",
     /// Dirty pages marked for immediate reclaim.
     NrVmscanImmediateReclaim = "nr_vmscan_immediate_reclaim",
+    /// File pages dirtied.
+    NrDirtied = "nr_dirtied",
+    /// Pages whose writeback completed.
+    NrWritten = "nr_written",
     /// Swap readahead pages read.
     SwapRa = "swap_ra",
     /// Swap-cache hits on readahead pages.

@@ -53,7 +53,7 @@ fn run(py: Python<'_>, workloads: Vec<String>, profile: String, settings: Vec<St
         None => Ok(py.detach(move || experiment::prepare(&req).map_err(Failure::Input).and_then(execute))?),
         Some(obj) => {
             let mut p = experiment::prepare(&req).map_err(Failure::Input)?;
-            let (adapter, failed) = plugin::PyPolicy::new(py, obj)?;
+            let (adapter, failed) = plugin::PyPolicy::new(py, obj, &p.info.config.reclaim)?;
             p.info.plugin = Some(adapter.label().to_string());
             p.builder.set_policy(Box::new(adapter));
             let result = execute(p);

@@ -27,7 +27,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::{LruSizes, Origin, ReclaimPolicy};
-use reclaim::ScanControl;
+use reclaim::config::DirtyConfig;
+use reclaim::{throttle, ReclaimConfig, ScanControl};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -59,6 +60,7 @@ pub struct PyPolicy {
     sc: Py<ScanView>,
     /// Pages the plug-in holds: anon, file.
     resident: [u64; 2],
+    dirty: DirtyConfig,
     failed: Failed,
 }
 
@@ -67,12 +69,13 @@ fn origin_name(o: Origin) -> &'static str {
         Origin::AnonFault => "anon_fault",
         Origin::SwapIn => "swap_in",
         Origin::FileRead => "file_read",
+        Origin::FileFault => "file_fault",
     }
 }
 
 impl PyPolicy {
     /// Wraps `obj`; returns the adapter and the handle to its first exception.
-    pub fn new(py: Python<'_>, obj: Py<PyAny>) -> PyResult<(PyPolicy, Failed)> {
+    pub fn new(py: Python<'_>, obj: Py<PyAny>, cfg: &ReclaimConfig) -> PyResult<(PyPolicy, Failed)> {
         let o = obj.bind(py);
         let label = match o.getattr("name") {
             Ok(n) => n.extract::<String>()?,
@@ -80,10 +83,10 @@ impl PyPolicy {
         };
         let shadow_hook = if o.hasattr("eviction_shadow")? { Some(o.getattr("eviction_shadow")?.unbind()) } else { None };
         let mm = Py::new(py, MmView::new())?;
-        let sc = Py::new(py, ScanView::new(mm.clone_ref(py), shadow_hook))?;
+        let sc = Py::new(py, ScanView::new(mm.clone_ref(py), shadow_hook, cfg.dirty))?;
         let failed = Failed::default();
         let has_sizes = o.hasattr("lru_sizes")?;
-        Ok((PyPolicy { obj, label, has_sizes, mm, sc, resident: [0; 2], failed: failed.clone() }, failed))
+        Ok((PyPolicy { obj, label, has_sizes, mm, sc, resident: [0; 2], dirty: cfg.dirty, failed: failed.clone() }, failed))
     }
 
     /// The plug-in's name: its `name` attribute, or its class name.
@@ -170,6 +173,8 @@ impl ReclaimPolicy for PyPolicy {
     fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
         sc.nr = Default::default();
         self.call(mm, Some((sc, Some(env))), "shrink_node", |_| Ok(Vec::new()));
+        let reclaimable = self.resident[1] + if mm.swap.nr_free() > 0 { self.resident[0] } else { 0 };
+        throttle::after_shrink_node(mm, sc, &self.dirty, reclaimable);
     }
 
     fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {

@@ -14,7 +14,8 @@ use mm::{Mm, PageFlags, Pfn, Shadow, VmEvent, Watermark};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use reclaim::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
-use reclaim::{rmap, Reclaimer, ScanControl};
+use reclaim::config::DirtyConfig;
+use reclaim::{rmap, throttle, Reclaimer, ScanControl};
 
 fn detached() -> PyErr {
     PyRuntimeError::new_err("this handle is only valid during the plug-in call that received it")
@@ -111,13 +112,15 @@ pub struct ScanView {
     /// Pages freed by `reclaim`, anon and file, since attached.
     pub freed: [u64; 2],
     shadow_hook: Option<Py<PyAny>>,
+    dirty: DirtyConfig,
 }
 
 impl ScanView {
     /// A detached view over the memory view `mm`; `shadow_hook` is the
-    /// plug-in's `eviction_shadow` method, if it has one.
-    pub fn new(mm: Py<MmView>, shadow_hook: Option<Py<PyAny>>) -> ScanView {
-        ScanView { mm, sc: std::ptr::null_mut(), env: None, freed: [0; 2], shadow_hook }
+    /// plug-in's `eviction_shadow` method, if it has one; `dirty` the
+    /// kernel's dirty-page handling (throttling after each batch).
+    pub fn new(mm: Py<MmView>, shadow_hook: Option<Py<PyAny>>, dirty: DirtyConfig) -> ScanView {
+        ScanView { mm, sc: std::ptr::null_mut(), env: None, freed: [0; 2], shadow_hook, dirty }
     }
 
     /// Points the view at `sc` (null to detach); `env` allows `reclaim`.
@@ -204,6 +207,13 @@ impl ScanView {
         Ok(self.sc()?.nr_scanned)
     }
 
+    /// Reclaim has hit a throttle (dirty or writeback pages): stop and return;
+    /// the engine makes the reclaimer wait, as the kernel does.
+    #[getter]
+    fn throttled(&self) -> PyResult<bool> {
+        Ok(self.sc()?.throttle.is_some())
+    }
+
     /// Anon pages may be swapped (swap is configured and not full).
     #[getter]
     fn may_swap(&self, py: Python<'_>) -> PyResult<bool> {
@@ -278,7 +288,10 @@ impl ScanView {
         mm.stat.count(VmEvent::PgstealFile, freed[1]);
         sc.work.pages_scanned += n;
         sc.nr_reclaimed += nr_reclaimed;
-        sc.nr.add_batch(&stat, n, scanned[1]);
+        stat.add_to(&mut sc.nr);
+        sc.nr.taken += n;
+        sc.nr.file_taken += scanned[1];
+        throttle::after_inactive_batch(mm, sc, &self.dirty, env, &stat, n);
         match hooks.error {
             Some(e) => Err(e),
             None => Ok(list),

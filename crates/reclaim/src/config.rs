@@ -26,6 +26,71 @@ impl Balance {
     }
 }
 
+/// How reclaim waits when it meets dirty and writeback pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirtyThrottle {
+    /// v3.9: `wait_iff_congested(HZ/10)` after a batch with many writeback pages,
+    /// which sleeps only if the node is flagged congested and a device is congested.
+    IffCongested,
+    /// v3.11 (e2be15f and the seed-003 follow-up): node flags set per batch;
+    /// `congestion_wait(HZ/10)` when the batch was all unqueued dirty pages or
+    /// kswapd met `PG_reclaim` pages under writeback (`nr_immediate`); direct
+    /// reclaim also `wait_iff_congested`.
+    Stall,
+    /// v5.16+: node flags set per `shrink_node` pass, `reclaim_throttle()` with
+    /// reasons WRITEBACK (HZ/10, early wake after 32 pages written per waiter) and
+    /// CONGESTED (one jiffy); the flusher is woken when a batch is all unqueued dirty.
+    Throttle,
+}
+
+impl DirtyThrottle {
+    /// The flag value's name, as accepted by `--set dirty_throttle=...`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DirtyThrottle::IffCongested => "iff-congested",
+            DirtyThrottle::Stall => "stall",
+            DirtyThrottle::Throttle => "throttle",
+        }
+    }
+    /// Parses a flag value name.
+    pub fn from_name(s: &str) -> Option<DirtyThrottle> {
+        [DirtyThrottle::IffCongested, DirtyThrottle::Stall, DirtyThrottle::Throttle].into_iter().find(|b| b.name() == s)
+    }
+}
+
+/// Feature flags of reclaim's dirty/writeback handling (seed 003 and later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DirtyConfig {
+    /// `kswapd_write_at_priority` (before v3.11): kswapd writes dirty file pages
+    /// itself whenever its priority is below `DEF_PRIORITY - 2`; off: only while
+    /// the node is flagged dirty (`ZONE_TAIL_LRU_DIRTY` / `PGDAT_DIRTY`).
+    pub kswapd_write_at_priority: bool,
+    /// `kswapd_flat_priority` (v3.11, "flatten kswapd priority loop"): each pass
+    /// aims at the high watermark and priority is raised only when scanning fell
+    /// short; off (v3.9): a pass scans its whole budget, kswapd restarts at
+    /// `DEF_PRIORITY` after a priority that reclaimed 32 pages.
+    pub kswapd_flat_priority: bool,
+    /// `dirty_activate` (v4.13): dirty and writeback file pages are activated out
+    /// of the way and kswapd writes only pages it has seen twice (`PG_reclaim`);
+    /// off: they are kept on the inactive list.
+    pub dirty_activate: bool,
+    /// `dirty_throttle`: how reclaim waits for writeback.
+    pub throttle: DirtyThrottle,
+}
+
+impl DirtyConfig {
+    /// Today's behaviour.
+    pub const TODAY: DirtyConfig =
+        DirtyConfig { kswapd_write_at_priority: false, kswapd_flat_priority: true, dirty_activate: true, throttle: DirtyThrottle::Throttle };
+}
+
+impl Default for DirtyConfig {
+    /// Today's behaviour.
+    fn default() -> Self {
+        DirtyConfig::TODAY
+    }
+}
+
 /// Reclaim knobs (kernel names) and feature flags, resolved and validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReclaimConfig {
@@ -42,6 +107,8 @@ pub struct ReclaimConfig {
     pub anon_ratio_1to1: bool,
     /// `anon_workingset` (v5.9): shadow entries in the swap cache, refault detection for anon.
     pub anon_workingset: bool,
+    /// Dirty/writeback handling flags.
+    pub dirty: DirtyConfig,
     /// `file_ratio_1to1` (before Rik van Riel's "reduce size of inactive file list",
     /// 2016): the file active:inactive target is 1:1 instead of `sqrt(10 * GB)`.
     pub file_ratio_1to1: bool,
@@ -49,6 +116,30 @@ pub struct ReclaimConfig {
     /// workingset activations allow deactivating the active file list and end cache
     /// trim mode. Without it only the inactive:active ratio decides.
     pub refaults_deactivate: bool,
+    /// Multi-gen LRU knobs (used when `lru=mglru`).
+    pub lru_gen: LruGenConfig,
+}
+
+/// `/sys/kernel/mm/lru_gen/*` and the MGLRU version flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LruGenConfig {
+    /// `enabled` bit 0x0002: batched page-table walks feed the aging.
+    pub mm_walk: bool,
+    /// `enabled` bit 0x0004: the walk clears and tests accessed bits of non-leaf PMD entries.
+    pub nonleaf_young: bool,
+    /// `min_ttl_ms`: working-set protection; 0 = off.
+    pub min_ttl_ms: u64,
+    /// `mglru_rework` (v6.14, "rework refault detection" / "rework workingset protection"):
+    /// refs counted `PG_referenced` first, two-step promotion by the aging, refault
+    /// recency against `max_seq`, type selection over all tiers, tier gains 2:3.
+    pub rework_6_14: bool,
+}
+
+impl Default for LruGenConfig {
+    /// `enabled = 0x0007`, `min_ttl_ms = 0`, v6.1 behaviour.
+    fn default() -> Self {
+        LruGenConfig { mm_walk: true, nonleaf_young: true, min_ttl_ms: 0, rework_6_14: false }
+    }
 }
 
 impl Default for ReclaimConfig {
@@ -61,8 +152,10 @@ impl Default for ReclaimConfig {
             anon_start_inactive: true,
             anon_ratio_1to1: false,
             anon_workingset: true,
+            dirty: DirtyConfig::default(),
             file_ratio_1to1: false,
             refaults_deactivate: true,
+            lru_gen: LruGenConfig::default(),
         }
     }
 }

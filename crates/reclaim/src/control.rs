@@ -1,6 +1,7 @@
 //! `struct scan_control`: what one reclaim invocation wants and what it did.
 
-use mm::Pfn;
+use crate::throttle::Throttle;
+use mm::{Pfn, VmEvent};
 
 /// Who is reclaiming; picks the `*_kswapd` or `*_direct` counter variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,13 +12,43 @@ pub enum Reclaimer {
     Direct,
 }
 
+impl Reclaimer {
+    /// `pgscan_kswapd` or `pgscan_direct`.
+    pub fn pgscan(self) -> VmEvent {
+        match self {
+            Reclaimer::Kswapd => VmEvent::PgscanKswapd,
+            Reclaimer::Direct => VmEvent::PgscanDirect,
+        }
+    }
+
+    /// `pgsteal_kswapd` or `pgsteal_direct`.
+    pub fn pgsteal(self) -> VmEvent {
+        match self {
+            Reclaimer::Kswapd => VmEvent::PgstealKswapd,
+            Reclaimer::Direct => VmEvent::PgstealDirect,
+        }
+    }
+}
+
 /// Work done by reclaim, counted so the engine can charge CPU time for it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReclaimWork {
     /// Pages taken off an LRU list and looked at.
     pub pages_scanned: u64,
+    /// Reverse-map walks started (`folio_referenced`, `try_to_unmap`, `folio_mapped`):
+    /// each takes the anon_vma or i_mmap lock and searches the VMA interval tree.
+    pub rmap_walks: u64,
     /// Page-table entries checked through the reverse map.
     pub rmap_ptes: u64,
+    /// MGLRU: pages moved between generation lists without isolation (`sort_folio`,
+    /// `inc_min_seq`).
+    pub pages_sorted: u64,
+    /// MGLRU: address spaces visited by the page-table walk (`walk_mm`).
+    pub walk_mms: u64,
+    /// MGLRU: non-leaf (PMD) entries checked by the page-table walk.
+    pub walk_pmds: u64,
+    /// MGLRU: leaf PTEs checked by the page-table walk and look-around, in batches.
+    pub walk_ptes: u64,
     /// Pages freed.
     pub pages_freed: u64,
     /// Pages submitted for write.
@@ -28,7 +59,12 @@ impl ReclaimWork {
     /// Adds `o` to `self`.
     pub fn add(&mut self, o: &ReclaimWork) {
         self.pages_scanned += o.pages_scanned;
+        self.rmap_walks += o.rmap_walks;
         self.rmap_ptes += o.rmap_ptes;
+        self.pages_sorted += o.pages_sorted;
+        self.walk_mms += o.walk_mms;
+        self.walk_pmds += o.walk_pmds;
+        self.walk_ptes += o.walk_ptes;
         self.pages_freed += o.pages_freed;
         self.pages_written += o.pages_written;
     }
@@ -84,23 +120,13 @@ pub struct ScanControl {
     pub force_deactivate: bool,
     /// Cache-trim mode was used in this pass (kernel `cache_trim_mode`).
     pub cache_trim_mode: bool,
-    /// Node flag `PGDAT_DIRTY`: kswapd met only unqueued dirty file pages; it may write them.
-    pub node_dirty: bool,
-    /// Node flag `PGDAT_WRITEBACK`: kswapd met only pages under writeback.
-    pub node_writeback: bool,
-}
-
-impl PassStat {
-    /// Adds one `shrink_folio_list` batch: its outcomes, `taken` pages isolated, `file_taken` of them file pages.
-    pub fn add_batch(&mut self, stat: &crate::pageout::FolioStat, taken: u64, file_taken: u64) {
-        self.dirty += stat.nr_dirty;
-        self.congested += stat.nr_congested;
-        self.unqueued_dirty += stat.nr_unqueued_dirty;
-        self.writeback += stat.nr_writeback;
-        self.immediate += stat.nr_immediate;
-        self.taken += taken;
-        self.file_taken += file_taken;
-    }
+    /// Virtual time of the invocation (ns), given by the engine; MGLRU stamps
+    /// generations with it (`jiffies` in the kernel).
+    pub now_ns: u64,
+    /// `wakeup_flusher_threads()` was asked for: write back every dirty page.
+    pub wake_flusher: bool,
+    /// A reclaim throttle was hit: the pass stopped there; the engine makes the reclaimer wait.
+    pub throttle: Option<Throttle>,
 }
 
 impl ScanControl {
@@ -121,8 +147,9 @@ impl ScanControl {
             skipped_deactivate: false,
             force_deactivate: false,
             cache_trim_mode: false,
-            node_dirty: false,
-            node_writeback: false,
+            now_ns: 0,
+            wake_flusher: false,
+            throttle: None,
         }
     }
 }

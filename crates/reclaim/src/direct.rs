@@ -6,6 +6,7 @@
 //! When a pass frees nothing, the engine throttles the task (NOPROGRESS) and
 //! retries the allocation.
 
+use crate::config::DirtyThrottle;
 use crate::control::{Reclaimer, ScanControl};
 use crate::pageout::PageoutEnv;
 use crate::policy::ReclaimPolicy;
@@ -15,6 +16,8 @@ use mm::{Mm, VmEvent};
 /// Runs direct reclaim for one allocation; returns the scan control with what it did.
 pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
+    sc.now_ns = env.now_ns;
+    let mut total_scanned = 0;
     // At most two rounds: the second with forced deactivation.
     for _ in 0..2 {
         mm.stat.count(VmEvent::AllocstallNormal, 1);
@@ -22,7 +25,12 @@ pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: Pageo
         while sc.priority >= 0 {
             sc.nr_scanned = 0;
             policy.shrink_node(mm, &mut sc, env);
-            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+            total_scanned += sc.nr_scanned;
+            if env.dirty.throttle != DirtyThrottle::Throttle && total_scanned > sc.nr_to_reclaim + sc.nr_to_reclaim / 2 {
+                // 3.x: a reclaimer that scans much more than it wants kicks the flusher.
+                sc.wake_flusher = true;
+            }
+            if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.throttle.is_some() {
                 break;
             }
             if sc.priority < DEF_PRIORITY - 2 {
@@ -31,7 +39,7 @@ pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: Pageo
             sc.priority -= 1;
         }
         policy.snapshot_refaults(mm);
-        if sc.nr_reclaimed > 0 || !sc.skipped_deactivate || sc.force_deactivate {
+        if sc.nr_reclaimed > 0 || !sc.skipped_deactivate || sc.force_deactivate || sc.throttle.is_some() {
             break;
         }
         // An active list was left alone because deactivation was not allowed:

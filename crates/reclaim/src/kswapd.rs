@@ -9,6 +9,7 @@
 //! Simplifications: S-KS1: order 0 only (no compaction, no `kswapd_order`);
 //! S-KS2: no watermark boosting; S-KS3: `laptop_mode` is 0.
 
+use crate::config::DirtyThrottle;
 use crate::control::{Reclaimer, ScanControl};
 use crate::pageout::PageoutEnv;
 use crate::policy::ReclaimPolicy;
@@ -30,6 +31,8 @@ pub fn pgdat_balanced(mm: &Mm) -> bool {
 struct Balancing {
     priority: i32,
     nr_reclaimed: u64,
+    /// Before v3.11: pages reclaimed since the priority loop last started at `DEF_PRIORITY`.
+    loop_reclaimed: u64,
 }
 
 /// kswapd's reclaim state for one node.
@@ -69,33 +72,65 @@ impl Kswapd {
     pub fn begin(&mut self, mm: &mut Mm) {
         debug_assert!(self.balancing.is_none());
         mm.stat.count(VmEvent::Pageoutrun, 1);
-        self.balancing = Some(Balancing { priority: DEF_PRIORITY, nr_reclaimed: 0 });
+        self.balancing = Some(Balancing { priority: DEF_PRIORITY, nr_reclaimed: 0, loop_reclaimed: 0 });
     }
 
     /// Runs one iteration of `balance_pgdat`'s priority loop.
+    ///
+    /// With `kswapd_flat_priority` (v3.11+) a pass reclaims towards the high
+    /// watermark and priority drops when scanning fell short or nothing was
+    /// reclaimed, down to 1. Without it (v3.9) a pass scans its whole budget
+    /// (`nr_to_reclaim = ULONG_MAX`), priority drops until 32 pages have been
+    /// reclaimed since the loop started, then the loop restarts at
+    /// `DEF_PRIORITY` (`goto loop_again`); at priority 0 the run ends.
     pub fn step(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv) -> KswapdStep {
         let b = self.balancing.as_mut().expect("kswapd step outside balance_pgdat");
         let mut sc = ScanControl::new(Reclaimer::Kswapd, 0);
         sc.priority = b.priority;
+        sc.now_ns = env.now_ns;
         if pgdat_balanced(mm) {
+            // Balanced: forget the dirty/writeback/congested node flags.
+            mm.dirty.clear_flags();
             return self.finish(mm, policy, sc);
         }
         policy.age_node(mm, &mut sc);
+        let flat = env.dirty.kswapd_flat_priority;
         // kswapd_shrink_node(): reclaim up to the high watermark, at least a batch.
-        sc.nr_to_reclaim = mm.zones.iter().map(|z| z.wmark(Watermark::High).max(SWAP_CLUSTER_MAX)).sum();
+        sc.nr_to_reclaim = if flat { mm.zones.iter().map(|z| z.wmark(Watermark::High).max(SWAP_CLUSTER_MAX)).sum() } else { u64::MAX };
         sc.nr_scanned = 0;
         policy.shrink_node(mm, &mut sc, env);
-        let raise_priority = sc.nr_scanned < sc.nr_to_reclaim;
+        if env.dirty.throttle == DirtyThrottle::Stall {
+            // v3.11 kswapd_shrink_zone(): the writeback flag is re-learnt every pass.
+            mm.dirty.pgdat_writeback = false;
+        }
         let reclaimed = sc.nr_reclaimed;
         b.nr_reclaimed += reclaimed;
         if reclaimed > 0 {
             self.failures = 0;
         }
-        if raise_priority || reclaimed == 0 {
-            b.priority -= 1;
+        if sc.throttle.is_some() {
+            // S-TH1: the pass is repeated at this priority after the wait.
+            return KswapdStep { sc, finished: false };
         }
-        if b.priority < 1 {
-            return self.finish(mm, policy, sc);
+        if flat {
+            let raise_priority = sc.nr_scanned < sc.nr_to_reclaim;
+            if raise_priority || reclaimed == 0 {
+                b.priority -= 1;
+            }
+            if b.priority < 1 {
+                return self.finish(mm, policy, sc);
+            }
+        } else {
+            b.loop_reclaimed += reclaimed;
+            if b.loop_reclaimed >= SWAP_CLUSTER_MAX {
+                b.priority = DEF_PRIORITY;
+                b.loop_reclaimed = 0;
+            } else {
+                b.priority -= 1;
+                if b.priority < 0 {
+                    return self.finish(mm, policy, sc);
+                }
+            }
         }
         KswapdStep { sc, finished: false }
     }

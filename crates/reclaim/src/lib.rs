@@ -15,10 +15,11 @@ pub mod kswapd;
 pub mod pageout;
 pub mod policy;
 pub mod rmap;
+pub mod throttle;
 pub mod watermark;
 pub mod workingset;
 
-pub use config::{Balance, ReclaimConfig};
+pub use config::{Balance, DirtyConfig, DirtyThrottle, LruGenConfig, ReclaimConfig};
 pub use control::{Reclaimer, ReclaimWork, ScanControl};
 pub use policy::{Origin, ReclaimPolicy};
 

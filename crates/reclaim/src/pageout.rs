@@ -11,8 +11,10 @@
 //!   `pageout`, so the page is freed in the same pass, as in the kernel.
 //! - S-PO3: no legacy cgroup-v1 writeback waits (case 5c), no lazy-free pages.
 
+use crate::config::{DirtyConfig, DirtyThrottle};
 use crate::control::{Reclaimer, ScanControl};
 use crate::rmap;
+use crate::DEF_PRIORITY;
 use mm::{CacheEntry, Mm, PageFlags, Pfn, Shadow, VmEvent};
 
 /// Outcome of `folio_check_references()`.
@@ -60,11 +62,35 @@ pub struct FolioStat {
     pub nr_unmap_fail: u64,
 }
 
+impl FolioStat {
+    /// Adds this call's writeback classification to the pass totals (`sc->nr`).
+    pub fn add_to(&self, nr: &mut crate::control::PassStat) {
+        nr.dirty += self.nr_dirty;
+        nr.congested += self.nr_congested;
+        nr.unqueued_dirty += self.nr_unqueued_dirty;
+        nr.writeback += self.nr_writeback;
+        nr.immediate += self.nr_immediate;
+    }
+}
+
+/// Counts `nr` pages reclaimed by `sc`'s reclaimer from type `anon`
+/// (`pgsteal_kswapd|direct`, `pgsteal_anon|file`).
+pub fn count_steal(mm: &mut Mm, sc: &ScanControl, anon: bool, nr: u64) {
+    mm.stat.count(sc.reclaimer.pgsteal(), nr);
+    mm.stat.count(if anon { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr);
+}
+
 /// How the caller's environment affects the pipeline.
 #[derive(Clone, Copy, Debug)]
 pub struct PageoutEnv {
     /// The swap device completes writes synchronously (zram, pmem).
     pub sync_swap: bool,
+    /// Virtual time now (ns); copied into [`ScanControl::now_ns`] by kswapd and direct reclaim.
+    pub now_ns: u64,
+    /// The filesystem device is congested (`bdi_write_congested`) as the pass starts.
+    pub fs_congested: bool,
+    /// Dirty/writeback handling flags.
+    pub dirty: DirtyConfig,
 }
 
 enum Verdict {
@@ -142,6 +168,7 @@ fn shrink_one<H: FolioHooks>(
         return Verdict::Keep;
     }
     // Step 4: dirty/writeback classification, file pages only.
+    let dirty_verdict = if env.dirty.dirty_activate { Verdict::Activate } else { Verdict::Keep };
     if !anon {
         let dirty = flags.has(PageFlags::DIRTY);
         let wb = flags.has(PageFlags::WRITEBACK);
@@ -151,19 +178,29 @@ fn shrink_one<H: FolioHooks>(
         if dirty && !wb {
             stat.nr_unqueued_dirty += 1;
         }
-        if wb && flags.has(PageFlags::RECLAIM) {
+        let congested = match env.dirty.throttle {
+            // v3.9 counted only pages whose pageout found the queue congested:
+            // never file pages (direct reclaim does not write them, kswapd may always).
+            DirtyThrottle::IffCongested => false,
+            // v3.11 also counted pages of a congested device (`bdi_write_congested`).
+            DirtyThrottle::Stall => (wb && flags.has(PageFlags::RECLAIM)) || (env.fs_congested && (dirty || wb)),
+            DirtyThrottle::Throttle => wb && flags.has(PageFlags::RECLAIM),
+        };
+        if congested {
             stat.nr_congested += 1;
         }
     }
     // Step 5: under writeback.
     if flags.has(PageFlags::WRITEBACK) {
-        if sc.reclaimer == Reclaimer::Kswapd && flags.has(PageFlags::RECLAIM) && sc.node_writeback {
+        // Before v3.11 there was no immediate-reclaim case: kswapd skipped on.
+        let immediate_case = env.dirty.throttle != DirtyThrottle::IffCongested;
+        if immediate_case && sc.reclaimer == Reclaimer::Kswapd && flags.has(PageFlags::RECLAIM) && mm.dirty.pgdat_writeback {
             stat.nr_immediate += 1;
         } else {
             mm.frames[pfn].flags.set(PageFlags::RECLAIM);
             stat.nr_writeback += 1;
         }
-        return Verdict::Activate;
+        return dirty_verdict;
     }
     // Step 6: references.
     let refs = hooks.check_references(mm, pfn, sc);
@@ -189,17 +226,18 @@ fn shrink_one<H: FolioHooks>(
     }
     // Step 8: unmap from every page table.
     if sc.may_unmap {
+        sc.work.rmap_walks += 1;
         sc.work.rmap_ptes += rmap::try_to_unmap(mm, pfn) as u64;
     } else if rmap::folio_mapped(mm, pfn) {
         return Verdict::Keep;
     }
     // Step 9: dirty pages.
     if mm.frames[pfn].flags.has(PageFlags::DIRTY) {
-        if !anon && (sc.reclaimer != Reclaimer::Kswapd || !mm.frames[pfn].flags.has(PageFlags::RECLAIM) || !sc.node_dirty) {
+        if !anon && !kswapd_may_write_file(mm, sc, env, pfn) {
             // Leave file writeback to the flusher; reclaim the page when it is clean.
             mm.stat.count(VmEvent::NrVmscanImmediateReclaim, 1);
             mm.frames[pfn].flags.set(PageFlags::RECLAIM);
-            return Verdict::Activate;
+            return dirty_verdict;
         }
         if refs == References::ReclaimClean || !sc.may_writepage {
             return Verdict::Keep;
@@ -207,8 +245,7 @@ fn shrink_one<H: FolioHooks>(
         pageout(mm, sc, pfn, anon, stat);
         if anon && env.sync_swap {
             // S-PO2: the write has completed; the page is clean and can go now.
-            let f = &mut mm.frames[pfn];
-            f.flags.clear(PageFlags::WRITEBACK | PageFlags::RECLAIM);
+            mm.end_writeback(pfn);
         } else {
             sc.pageout.push(pfn);
             return Verdict::Keep;
@@ -219,11 +256,23 @@ fn shrink_one<H: FolioHooks>(
     Verdict::Free
 }
 
+/// Only kswapd writes file pages, and only when the kernel lets it: below
+/// priority 10 before v3.11; while the node is flagged dirty since (and since
+/// v4.13 only pages already marked `PG_reclaim`, i.e. seen twice).
+fn kswapd_may_write_file(mm: &Mm, sc: &ScanControl, env: PageoutEnv, pfn: Pfn) -> bool {
+    if sc.reclaimer != Reclaimer::Kswapd {
+        return false;
+    }
+    if env.dirty.kswapd_write_at_priority {
+        return sc.priority < DEF_PRIORITY - 2;
+    }
+    mm.dirty.pgdat_dirty && (!env.dirty.dirty_activate || mm.frames[pfn].flags.has(PageFlags::RECLAIM))
+}
+
 /// `pageout()`: clears dirty, sets reclaim and writeback, submits the write.
 fn pageout(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) {
-    let f = &mut mm.frames[pfn];
-    f.flags.clear(PageFlags::DIRTY);
-    f.flags.set(PageFlags::RECLAIM | PageFlags::WRITEBACK);
+    mm.start_writeback(pfn);
+    mm.frames[pfn].flags.set(PageFlags::RECLAIM);
     mm.stat.count(VmEvent::NrVmscanWrite, 1);
     if anon {
         mm.stat.count(VmEvent::Pswpout, 1);

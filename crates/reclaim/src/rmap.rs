@@ -5,7 +5,7 @@
 //! each region mapping that file offset (the file's `i_mmap`).
 //! Simplification S-RM1: no anon_vma sharing (no fork/COW), no rmap lock contention.
 
-use mm::{Mm, Pfn, Pte, RegionKind};
+use mm::{Mm, Pfn, Pte, RegionId, RegionKind};
 
 /// Result of a reference check.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,8 +18,17 @@ pub struct Referenced {
     pub ptes_checked: u32,
 }
 
-/// Calls `f` on every PTE that maps `pfn`, with the region's exec flag.
-fn for_each_mapping(mm: &mut Mm, pfn: Pfn, mut f: impl FnMut(&mut Pte, bool)) -> u32 {
+/// One mapping of a page: the region and the page's index in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    /// The mapping region.
+    pub region: RegionId,
+    /// Page index within the region.
+    pub index: u32,
+}
+
+/// Calls `f` on every PTE that maps `pfn`, with the region's exec flag and the mapping.
+fn for_each_mapping(mm: &mut Mm, pfn: Pfn, mut f: impl FnMut(&mut Pte, bool, Mapping)) -> u32 {
     let frame = mm.frames[pfn];
     let mut checked = 0;
     if let Some(r) = frame.owner.as_anon() {
@@ -28,7 +37,7 @@ fn for_each_mapping(mm: &mut Mm, pfn: Pfn, mut f: impl FnMut(&mut Pte, bool)) ->
         let pte = &mut region.ptes[frame.index as usize];
         checked += 1;
         if pte.pfn() == Some(pfn) {
-            f(pte, exec);
+            f(pte, exec, Mapping { region: r, index: frame.index });
         }
     } else if let Some(file) = frame.owner.as_file() {
         let Mm { files, regions, .. } = mm;
@@ -39,7 +48,7 @@ fn for_each_mapping(mm: &mut Mm, pfn: Pfn, mut f: impl FnMut(&mut Pte, bool)) ->
             if let Some(pte) = region.ptes.get_mut(i as usize) {
                 checked += 1;
                 if pte.pfn() == Some(pfn) {
-                    f(pte, region.exec);
+                    f(pte, region.exec, Mapping { region: r, index: i });
                 }
             }
         }
@@ -49,11 +58,18 @@ fn for_each_mapping(mm: &mut Mm, pfn: Pfn, mut f: impl FnMut(&mut Pte, bool)) ->
 
 /// `folio_referenced()`: counts and clears the accessed bits of every mapping of `pfn`.
 pub fn folio_referenced(mm: &mut Mm, pfn: Pfn) -> Referenced {
+    folio_referenced_at(mm, pfn, |_| {})
+}
+
+/// `folio_referenced()` that also reports each young mapping to `young_at`
+/// (MGLRU's look-around starts from there).
+pub fn folio_referenced_at(mm: &mut Mm, pfn: Pfn, mut young_at: impl FnMut(Mapping)) -> Referenced {
     let mut r = Referenced::default();
-    r.ptes_checked = for_each_mapping(mm, pfn, |pte, exec| {
+    r.ptes_checked = for_each_mapping(mm, pfn, |pte, exec, at| {
         if pte.test_clear_young() {
             r.young += 1;
             r.exec |= exec;
+            young_at(at);
         }
     });
     r
@@ -62,7 +78,7 @@ pub fn folio_referenced(mm: &mut Mm, pfn: Pfn) -> Referenced {
 /// True if any page table maps `pfn` (`folio_mapped()`).
 pub fn folio_mapped(mm: &mut Mm, pfn: Pfn) -> bool {
     let mut mapped = false;
-    for_each_mapping(mm, pfn, |_, _| mapped = true);
+    for_each_mapping(mm, pfn, |_, _, _| mapped = true);
     mapped
 }
 
@@ -74,12 +90,12 @@ pub fn try_to_unmap(mm: &mut Mm, pfn: Pfn) -> u32 {
     let anon = frame.owner.as_anon().is_some();
     assert!(!anon || frame.flags.has(mm::PageFlags::SWAPCACHE), "unmapping anon pfn {pfn} without a swap slot");
     let mut dirty = false;
-    let checked = for_each_mapping(mm, pfn, |pte, _| {
+    let checked = for_each_mapping(mm, pfn, |pte, _, _| {
         dirty |= pte.dirty();
         *pte = if anon { Pte::swapped(frame.swap) } else { Pte::NONE };
     });
     if dirty {
-        mm.frames[pfn].flags.set(mm::PageFlags::DIRTY);
+        mm.set_page_dirty(pfn);
     }
     checked
 }

@@ -5,11 +5,14 @@
 //! memory (`0.5x`). Every workload is deterministic given the run seed.
 #![deny(missing_docs)]
 
+mod cases;
+pub mod iobench;
 pub mod phases;
 pub mod registry;
 pub mod rng;
 pub mod sampler;
 pub mod spec;
+pub mod tabs;
 
 pub use registry::{add_workload, WORKLOADS};
 pub use spec::{SpecError, WorkloadSpec};

@@ -2,7 +2,7 @@
 
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
-use engine::{Access, Program, Step};
+use engine::{Access, LruGenWrite, Program, Step};
 use mm::{FileId, RegionId};
 use std::rc::Rc;
 
@@ -33,12 +33,14 @@ pub enum Phase {
         /// Stores rather than loads.
         write: bool,
     },
-    /// `ops` accesses to pages drawn from `sampler`.
+    /// `ops` accesses to pages drawn from `sampler`, times `stride`.
     Random {
         /// What to touch.
         target: Target,
         /// Page popularity (shared by the threads of a workload).
         sampler: Rc<Sampler>,
+        /// Multiplier from sampled index to page (1 = every page; 512 = one page per PTE table).
+        stride: u32,
         /// Number of accesses.
         ops: u64,
         /// Stores rather than loads.
@@ -46,6 +48,8 @@ pub enum Phase {
         /// Computation before each access, ns (0 = back to back).
         think_ns: u64,
     },
+    /// One write to `/sys/kernel/debug/lru_gen`.
+    LruGen(LruGenWrite),
     /// `ops` accesses, each to a part chosen by weight, then a page by its sampler.
     Mix {
         /// The parts, thresholds ascending, the last at `u32::MAX`.
@@ -130,7 +134,12 @@ impl Program for PhaseProgram {
                         return Step::Access(access(target, page, write));
                     }
                 }
-                Phase::Random { target, sampler, ops, write, think_ns } => {
+                &Phase::LruGen(w) => {
+                    self.current += 1;
+                    self.pos = 0;
+                    return Step::LruGen(w);
+                }
+                Phase::Random { target, sampler, stride, ops, write, think_ns } => {
                     if self.pos < *ops {
                         if *think_ns > 0 && !self.thought {
                             self.thought = true;
@@ -138,7 +147,7 @@ impl Program for PhaseProgram {
                         }
                         self.thought = false;
                         self.pos += 1;
-                        let page = sampler.sample(&mut self.rng);
+                        let page = sampler.sample(&mut self.rng) * stride;
                         return Step::Access(access(*target, page, *write));
                     }
                 }

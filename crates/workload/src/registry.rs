@@ -1,5 +1,7 @@
 //! The table of built-in workloads, their parameters and how each is built.
 
+use crate::cases;
+use crate::iobench::{FileCopy, MemcacheTest};
 use crate::phases::{MixPart, Phase, PhaseProgram, Target};
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
@@ -32,7 +34,7 @@ const fn p(key: &'static str, default: &'static str, help: &'static str) -> Para
     Param { key, default, help }
 }
 
-const SIZE_HELP: &str = "size: absolute (96M, 1G) or relative to memory (0.5x)";
+pub(crate) const SIZE_HELP: &str = "size: absolute (96M, 1G) or relative to memory (0.5x)";
 
 /// All built-in workloads, alphabetically.
 pub const WORKLOADS: &[Workload] = &[
@@ -102,6 +104,53 @@ pub const WORKLOADS: &[Workload] = &[
         build: build_linpack,
     },
     Workload {
+        name: "lru-gen",
+        summary: "writes `+`/`-` commands to /sys/kernel/debug/lru_gen (MGLRU aging and eviction requests) at set times",
+        params: &[
+            p("cmds", "+ 0 0 3", "commands separated by `;`: `+ 0 0 MAX_GEN [SWAPPINESS [FORCE_SCAN]]`, `- 0 0 MIN_GEN [SWAPPINESS [NR_PAGES]]`"),
+            p("start_ms", "0", "virtual time of the first write"),
+            p("every_ms", "0", "interval between writes"),
+            p("count", "1", "number of writes"),
+        ],
+        build: cases::build_lru_gen,
+    },
+    Workload {
+        name: "pagecache-heavy",
+        summary: "seed 002 review: a file streamed through read(), another re-read with zipf popularity, a small anon workingset",
+        params: &[
+            p("stream", "2.0x", "file streamed sequentially (SIZE)"),
+            p("passes", "2", "passes over the streamed file"),
+            p("reread", "0.5x", "file re-read with zipf popularity (SIZE)"),
+            p("alpha", "0.9", "zipf exponent of the re-read file"),
+            p("anon", "0.15x", "anonymous workingset touched uniformly (SIZE)"),
+            p("ops", "1000000", "random accesses of the re-reader and of the anon thread"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: cases::build_pagecache_heavy,
+    },
+    Workload {
+        name: "memcachetest",
+        summary: "seed 003: memcached-like store in anon memory, filled by sets, then uniform gets/sets; ops/s is the score",
+        params: &[
+            p("size", "0.4x", SIZE_HELP),
+            p("ops", "300000", "operations after the fill"),
+            p("set_pct", "10", "percent of operations that are sets (stores)"),
+            p("service_us", "40", "CPU time per operation outside memory (request handling), microseconds"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: build_memcachetest,
+    },
+    Workload {
+        name: "parallelio",
+        summary: "seed 003: mmtests parallelio's background IO: a file of a given size written (from zeroes, or copied from another file)",
+        params: &[
+            p("size", "1.0x", SIZE_HELP),
+            p("source", "zero", "zero (dd from /dev/zero, as mmtests) or file (read a source file page by page)"),
+            p("start_ms", "0", "virtual time before the copy starts"),
+        ],
+        build: build_parallelio,
+    },
+    Workload {
         name: "pgbench",
         summary: "seed 000: database clients hitting hot shared buffers (anon) and a file database larger than the cache, beside idle anon memory",
         params: &[
@@ -115,6 +164,36 @@ pub const WORKLOADS: &[Workload] = &[
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: build_pgbench,
+    },
+    Workload {
+        name: "shared-anon",
+        summary: "seed 002 review (worst case for page-table walks): one big shared mapping touched by many processes at sparse offsets",
+        params: &[
+            p("size", "96x", "the shared memory (SIZE); only every `stride`-th page is touched"),
+            p("procs", "8", "processes mapping all of it, one thread each"),
+            p("stride", "64", "distance between touched pages: 1 = dense, 64 = 8 PTEs per 2 MiB table, 512 = one"),
+            p("ops", "200000", "random accesses per process"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: cases::build_shared_anon,
+    },
+    Workload {
+        name: "tabs",
+        summary: "seed 002: browser tabs (processes with hot/cold anon heaps and a shared executable), zipf tab switching, tabs closing/opening",
+        params: &[
+            p("tabs", "24", "tabs (processes)"),
+            p("heap", "0.09x", "anon heap per tab (SIZE)"),
+            p("hot", "0.25", "hot fraction of each heap"),
+            p("exe", "0.12x", "shared executable mapped by every tab (SIZE)"),
+            p("alpha", "1.1", "zipf exponent of tab popularity"),
+            p("visits", "1500", "tab visits per thread"),
+            p("ops", "3000", "accesses per visit"),
+            p("think_us", "2000", "think time before each visit"),
+            p("churn", "20", "close the least popular tab and open a new one every N visits (0 = never)"),
+            p("threads", "2", "browser windows; each has its own share of the tabs"),
+            p("start_ms", "0", "virtual time before the workload starts"),
+        ],
+        build: cases::build_tabs,
     },
     Workload {
         name: "vmscale-rand",
@@ -142,26 +221,26 @@ pub const WORKLOADS: &[Workload] = &[
 ];
 
 /// Resolved parameters of one workload instance.
-struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     workload: &'static Workload,
     values: Vec<String>,
-    builder: &'a mut SimBuilder,
+    pub(crate) builder: &'a mut SimBuilder,
     seed: u64,
     index: u64,
 }
 
 impl Ctx<'_> {
-    fn raw(&self, key: &str) -> &str {
+    pub(crate) fn raw(&self, key: &str) -> &str {
         let i = self.workload.params.iter().position(|p| p.key == key).expect("workload reads a declared parameter");
         &self.values[i]
     }
 
-    fn bad(&self, key: &str, expected: impl Into<String>) -> SpecError {
+    pub(crate) fn bad(&self, key: &str, expected: impl Into<String>) -> SpecError {
         SpecError::BadValue { workload: self.workload.name.into(), key: key.into(), value: self.raw(key).into(), expected: expected.into() }
     }
 
     /// A size in pages.
-    fn pages(&self, key: &str) -> Result<u32, SpecError> {
+    pub(crate) fn pages(&self, key: &str) -> Result<u32, SpecError> {
         let v = self.raw(key);
         let mem = self.builder.memory_pages() as f64;
         let pages = if let Some(x) = v.strip_suffix('x') {
@@ -179,7 +258,7 @@ impl Ctx<'_> {
         Ok(pages as u32)
     }
 
-    fn int(&self, key: &str, lo: u64, hi: u64) -> Result<u64, SpecError> {
+    pub(crate) fn int(&self, key: &str, lo: u64, hi: u64) -> Result<u64, SpecError> {
         let n: u64 = self.raw(key).parse().map_err(|_| self.bad(key, format!("an integer in {lo}..={hi}")))?;
         if n < lo || n > hi {
             return Err(self.bad(key, format!("an integer in {lo}..={hi}")));
@@ -187,7 +266,7 @@ impl Ctx<'_> {
         Ok(n)
     }
 
-    fn float(&self, key: &str, lo: f64, hi: f64) -> Result<f64, SpecError> {
+    pub(crate) fn float(&self, key: &str, lo: f64, hi: f64) -> Result<f64, SpecError> {
         let x: f64 = self.raw(key).parse().map_err(|_| self.bad(key, format!("a number in {lo}..={hi}")))?;
         if !(lo..=hi).contains(&x) {
             return Err(self.bad(key, format!("a number in {lo}..={hi}")));
@@ -195,17 +274,17 @@ impl Ctx<'_> {
         Ok(x)
     }
 
-    fn choice(&self, key: &str, options: &[&'static str]) -> Result<&'static str, SpecError> {
+    pub(crate) fn choice(&self, key: &str, options: &[&'static str]) -> Result<&'static str, SpecError> {
         let v = self.raw(key);
         options.iter().copied().find(|o| *o == v).ok_or_else(|| self.bad(key, format!("one of: {}", options.join(", "))))
     }
 
-    fn rng(&self, stream: u64) -> SimRng {
+    pub(crate) fn rng(&self, stream: u64) -> SimRng {
         SimRng::new(self.seed, self.index * 1_000_003 + stream)
     }
 
     /// Adds `threads` threads; `phases(t)` gives thread `t`'s phases (after the start delay).
-    fn spawn(&mut self, threads: u64, mut phases: impl FnMut(u64) -> Vec<Phase>) -> Result<(), SpecError> {
+    pub(crate) fn spawn(&mut self, threads: u64, mut phases: impl FnMut(u64) -> Vec<Phase>) -> Result<(), SpecError> {
         let start_ns = self.int("start_ms", 0, 1 << 40)? * 1_000_000;
         for t in 0..threads {
             let mut ph = Vec::new();
@@ -220,8 +299,22 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// Adds thread `t` running `program` (named like [`Ctx::spawn`]'s threads).
+    pub(crate) fn add_program(&mut self, t: u64, program: Box<dyn engine::Program>) {
+        let name = format!("{}#{}/{}", self.workload.name, self.index, t);
+        self.builder.add_thread(name, program);
+    }
+
+    /// Adds one thread running `program` after the start delay.
+    fn spawn_program(&mut self, program: Box<dyn engine::Program>) -> Result<(), SpecError> {
+        let start_ns = self.int("start_ms", 0, 1 << 40)? * 1_000_000;
+        let program: Box<dyn engine::Program> = if start_ns > 0 { Box::new(Delayed { delay: Some(start_ns), inner: program }) } else { program };
+        self.add_program(0, program);
+        Ok(())
+    }
+
     /// A sampler for `pattern` over `n` pages.
-    fn sampler(&self, pattern: &str, n: u32) -> Result<Rc<Sampler>, SpecError> {
+    pub(crate) fn sampler(&self, pattern: &str, n: u32) -> Result<Rc<Sampler>, SpecError> {
         Ok(Rc::new(match pattern {
             "zipf" => Sampler::zipf(n, self.float("alpha", 0.0, 10.0)?, &mut self.rng(999)),
             _ => Sampler::Uniform(n),
@@ -229,12 +322,27 @@ impl Ctx<'_> {
     }
 }
 
-fn sweep(target: Target, start: u32, len: u32, passes: u32, write: bool) -> Phase {
+/// A program that first thinks for `delay`, then runs `inner`.
+struct Delayed {
+    delay: Option<u64>,
+    inner: Box<dyn engine::Program>,
+}
+
+impl engine::Program for Delayed {
+    fn next(&mut self) -> engine::Step {
+        match self.delay.take() {
+            Some(ns) => engine::Step::Think(ns),
+            None => self.inner.next(),
+        }
+    }
+}
+
+pub(crate) fn sweep(target: Target, start: u32, len: u32, passes: u32, write: bool) -> Phase {
     Phase::Sweep { target, start, len, passes, write }
 }
 
 /// Thread `i` of `threads` writes its contiguous share of a `pages`-page region once.
-fn fill_share(t: Target, pages: u32, threads: u64, i: u64) -> Vec<Phase> {
+pub(crate) fn fill_share(t: Target, pages: u32, threads: u64, i: u64) -> Vec<Phase> {
     let share = pages.div_ceil(threads as u32);
     let start = (i as u32).saturating_mul(share).min(pages);
     let len = share.min(pages - start);
@@ -259,7 +367,7 @@ fn build_anon(c: &mut Ctx) -> Result<(), SpecError> {
         match pattern {
             "idle" => {}
             "seq" => ph.push(sweep(t, 0, pages, passes, write)),
-            _ => ph.push(Phase::Random { target: t, sampler: sampler.clone(), ops, write, think_ns: 0 }),
+            _ => ph.push(Phase::Random { target: t, sampler: sampler.clone(), stride: 1, ops, write, think_ns: 0 }),
         }
         ph
     })
@@ -276,7 +384,7 @@ fn build_ebizzy(c: &mut Ctx) -> Result<(), SpecError> {
         // SIM-CHOICE: ebizzy's main thread fills the memory before the workers
         // start; here each worker fills its share, which keeps threads independent.
         let mut ph = fill_share(t, pages, threads, i);
-        ph.push(Phase::Random { target: t, sampler: sampler.clone(), ops, write: false, think_ns: 0 });
+        ph.push(Phase::Random { target: t, sampler: sampler.clone(), stride: 1, ops, write: false, think_ns: 0 });
         ph
     })
 }
@@ -292,7 +400,7 @@ fn build_fileloop(c: &mut Ctx) -> Result<(), SpecError> {
     let t = Target::File(file);
     c.spawn(threads, |_| match pattern {
         "seq" => vec![sweep(t, 0, pages, passes, false)],
-        _ => vec![Phase::Random { target: t, sampler: sampler.clone(), ops, write: false, think_ns: 0 }],
+        _ => vec![Phase::Random { target: t, sampler: sampler.clone(), stride: 1, ops, write: false, think_ns: 0 }],
     })
 }
 
@@ -323,6 +431,26 @@ fn build_hotcold(c: &mut Ctx) -> Result<(), SpecError> {
     })
 }
 
+fn build_memcachetest(c: &mut Ctx) -> Result<(), SpecError> {
+    let pages = c.pages("size")?;
+    let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let set_pct = c.int("set_pct", 0, 100)? as u32;
+    let service_ns = c.int("service_us", 0, 1 << 30)? * 1000;
+    let region = c.builder.add_anon_region(pages);
+    let rng = c.rng(0);
+    c.spawn_program(Box::new(MemcacheTest::new(region, pages, ops, set_pct, service_ns, rng)))
+}
+
+fn build_parallelio(c: &mut Ctx) -> Result<(), SpecError> {
+    let pages = c.pages("size")?;
+    let src = match c.choice("source", &["zero", "file"])? {
+        "file" => Some(c.builder.add_file(pages)),
+        _ => None,
+    };
+    let dst = c.builder.add_file(pages);
+    c.spawn_program(Box::new(FileCopy::new(src, dst, pages)))
+}
+
 /// One region per process, `total` pages shared out.
 fn process_regions(c: &mut Ctx, total: u32, procs: u64) -> Vec<(Target, u32)> {
     let each = (total as u64).div_ceil(procs).max(1) as u32;
@@ -350,7 +478,7 @@ fn build_vmscale_rand(c: &mut Ctx) -> Result<(), SpecError> {
         let (t, n) = regions[i as usize];
         // SIM-CHOICE: vm-scalability's random case writes without a first
         // sequential fill; the first touch of each page is where it lands.
-        vec![Phase::Random { target: t, sampler: Rc::new(Sampler::Uniform(n)), ops, write: true, think_ns }]
+        vec![Phase::Random { target: t, sampler: Rc::new(Sampler::Uniform(n)), stride: 1, ops, write: true, think_ns }]
     })
 }
 

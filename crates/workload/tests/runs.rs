@@ -24,6 +24,24 @@ fn same_inputs_same_report() {
     assert_ne!(run("v6.2", &s, &w, 7).vmstat, run("v6.2", &s, &w, 8).vmstat);
 }
 
+/// The multi-gen LRU is as deterministic as the classic one, on seed 002's
+/// workloads side by side (tabs, sparse shared mapping, page cache, debugfs writes).
+#[test]
+fn mglru_same_inputs_same_report() {
+    let s = [("memory", "8M"), ("swap", "zram:64M")];
+    let w = [
+        "tabs:tabs=6,visits=40,ops=500,think_us=100",
+        "shared-anon:size=24x,procs=3,ops=3000",
+        "pagecache-heavy:stream=1x,reread=0.3x,anon=0.1x,ops=5000,passes=1",
+        "lru-gen:cmds=+ 0 0 3,start_ms=5",
+    ];
+    let a = run("v6.1-mglru", &s, &w, 3);
+    assert_eq!(a, run("v6.1-mglru", &s, &w, 3));
+    assert!(a.get("pgsteal_anon").unwrap() > 0 && a.get("pgsteal_file").unwrap() > 0);
+    assert_eq!(a.lru_gen_writes.len(), 1);
+    assert_ne!(a.vmstat, run("v6.1-mglru", &s, &w, 4).vmstat);
+}
+
 /// Seed 004, hot/cold scenario at the seed's proportions: fewer swap-ins with
 /// anon workingset protection and detection (seed: -21%).
 #[test]

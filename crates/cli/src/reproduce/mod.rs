@@ -8,6 +8,8 @@
 
 mod seed000;
 mod seed001;
+mod seed002;
+mod seed003;
 mod seed004;
 mod report;
 mod table;
@@ -165,6 +167,8 @@ pub struct Entry {
 pub const ENTRIES: &[Entry] = &[
     Entry { name: "seed-000", about: "refault-cost balancing: pgbench refaults -54%, tps +30% (v5.7 vs v5.8)", run: seed000::run },
     Entry { name: "seed-001", about: "VMA swap readahead: ra_hit 52.7% -> 99.98%, throughput +19.9%, latency -37%", run: seed001::run },
+    Entry { name: "seed-002", about: "multi-gen LRU: kswapd CPU -51%, PSI full -52%, direct reclaim p99 -22%, refaults -7% on tabs", run: seed002::run },
+    Entry { name: "seed-003", about: "kswapd disruption: memcachetest beside a large copy, v3.9 vs v3.11 (kswapd efficiency 17% -> 68%)", run: seed003::run },
     Entry { name: "seed-004", about: "anon workingset: hot/cold swap-ins -21%, ebizzy pswpin down (v5.7 vs v5.9)", run: seed004::run },
 ];
 

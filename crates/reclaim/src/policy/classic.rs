@@ -29,6 +29,7 @@ use crate::control::{Reclaimer, ScanControl};
 use crate::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
 use crate::policy::{LruSizes, Origin, ReclaimPolicy};
 use crate::rmap;
+use crate::throttle;
 use crate::watermark::int_sqrt;
 use crate::workingset::{pack_shadow, refault_distance, unpack_shadow, ShadowInfo};
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
@@ -283,6 +284,7 @@ impl Classic {
         let (mut nr_referenced, mut nr_rotated, mut nr_deactivate) = (0, 0, 0);
         for &pfn in &list {
             let r = rmap::folio_referenced(mm, pfn);
+            sc.work.rmap_walks += 1;
             sc.work.rmap_ptes += r.ptes_checked as u64;
             if r.young > 0 {
                 nr_referenced += 1;
@@ -318,13 +320,7 @@ impl Classic {
     fn shrink_inactive_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl, env: PageoutEnv) -> u64 {
         let nr_scanned = self.isolate(mm, ty * 2, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
-        mm.stat.count(
-            match sc.reclaimer {
-                Reclaimer::Kswapd => VmEvent::PgscanKswapd,
-                Reclaimer::Direct => VmEvent::PgscanDirect,
-            },
-            nr_scanned,
-        );
+        mm.stat.count(sc.reclaimer.pgscan(), nr_scanned);
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, nr_scanned);
         self.note_scanned(ty, nr_taken, 0);
         if nr_taken == 0 {
@@ -336,14 +332,7 @@ impl Classic {
         self.putback(mm, &list);
         list.clear();
         self.scratch = list;
-        mm.stat.count(
-            match sc.reclaimer {
-                Reclaimer::Kswapd => VmEvent::PgstealKswapd,
-                Reclaimer::Direct => VmEvent::PgstealDirect,
-            },
-            nr_reclaimed,
-        );
-        mm.stat.count(if ty == ANON { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr_reclaimed);
+        pageout::count_steal(mm, sc, ty == ANON, nr_reclaimed);
         match self.cfg.balance {
             Balance::Rotation => {
                 self.recent_rotated[ANON] += stat.nr_activate[ANON];
@@ -352,7 +341,13 @@ impl Classic {
             Balance::RefaultCost => self.note_cost(ty, stat.nr_pageout, 0),
             Balance::WeightedCost => self.note_cost(ty, stat.nr_pageout, nr_scanned - nr_reclaimed),
         }
-        sc.nr.add_batch(&stat, nr_taken, if ty == FILE { nr_taken } else { 0 });
+        stat.add_to(&mut sc.nr);
+        let nr = &mut sc.nr;
+        nr.taken += nr_taken;
+        if ty == FILE {
+            nr.file_taken += nr_taken;
+        }
+        throttle::after_inactive_batch(mm, sc, &self.cfg.dirty, env, &stat, nr_taken);
         nr_reclaimed
     }
 
@@ -465,6 +460,13 @@ impl Classic {
                 } else {
                     reclaimed += self.shrink_inactive_list(mm, chunk, ty, sc, env);
                 }
+                if sc.throttle.is_some() {
+                    break;
+                }
+            }
+            if sc.throttle.is_some() {
+                // S-TH1: the reclaimer waits now; the engine resumes it later.
+                break;
             }
             if reclaimed < nr_to_reclaim || proportional || scan_adjusted {
                 continue;
@@ -488,7 +490,7 @@ impl Classic {
             scan_adjusted = true;
         }
         sc.nr_reclaimed += reclaimed;
-        if mm.swap.is_configured() && self.inactive_is_low(ANON) {
+        if sc.throttle.is_none() && mm.swap.is_configured() && self.inactive_is_low(ANON) {
             self.shrink_active_list(mm, SWAP_CLUSTER_MAX, ANON, sc);
         }
     }
@@ -498,6 +500,7 @@ impl FolioHooks for Classic {
     /// `folio_check_references()`, classic LRU.
     fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> References {
         let r = rmap::folio_referenced(mm, pfn);
+        sc.work.rmap_walks += 1;
         sc.work.rmap_ptes += r.ptes_checked as u64;
         let f = &mut mm.frames[pfn];
         let anon = f.is_anon();
@@ -612,6 +615,8 @@ impl ReclaimPolicy for Classic {
         sc.nr = Default::default();
         sc.cache_trim_mode = self.pass.cache_trim_mode;
         self.shrink_lruvec(mm, sc, env);
+        let anon = if mm.swap.nr_free() > 0 { self.len(IA) + self.len(AA) } else { 0 };
+        throttle::after_shrink_node(mm, sc, &self.cfg.dirty, self.len(IF) + self.len(AF) + anon);
     }
 
     fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {

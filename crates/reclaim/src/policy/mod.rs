@@ -1,6 +1,7 @@
 //! The reclaim policy interface: one LRU design per implementation.
 
 pub mod classic;
+pub mod mglru;
 pub mod registry;
 
 use crate::control::ScanControl;
@@ -14,8 +15,17 @@ pub enum Origin {
     AnonFault,
     /// An anonymous page read back from swap by a fault.
     SwapIn,
-    /// A file page read into the page cache on demand.
+    /// A file page read into the page cache by `read()` (outside a page fault).
     FileRead,
+    /// A file page read into the page cache by a fault on a file mapping.
+    FileFault,
+}
+
+impl Origin {
+    /// True if the page is instantiated inside a page fault (`lru_gen_in_fault()`).
+    pub fn in_fault(self) -> bool {
+        !matches!(self, Origin::FileRead)
+    }
 }
 
 /// Gauges a policy reports, in pages (`nr_inactive_anon`, ...).
@@ -74,4 +84,16 @@ pub trait ReclaimPolicy {
 
     /// Checks every internal invariant against `mm`; O(n), for tests and `--paranoid`.
     fn check_invariants(&self, mm: &Mm);
+
+    /// The `/sys/kernel/debug/lru_gen` listing at time `now_ns`, or `None` if
+    /// this design has no generations.
+    fn lru_gen_dump(&self, _now_ns: u64) -> Option<String> {
+        None
+    }
+
+    /// A write to `/sys/kernel/debug/lru_gen` (`+`/`-` aging and eviction
+    /// commands). Work done goes to `sc`; the error is the kernel's errno name.
+    fn lru_gen_write(&mut self, _mm: &mut Mm, _text: &str, _sc: &mut ScanControl, _env: PageoutEnv) -> Result<(), &'static str> {
+        Err("ENOENT")
+    }
 }

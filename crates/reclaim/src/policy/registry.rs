@@ -2,6 +2,7 @@
 
 use crate::config::ReclaimConfig;
 use crate::policy::classic::Classic;
+use crate::policy::mglru::Mglru;
 use crate::policy::ReclaimPolicy;
 
 /// A registered policy.
@@ -15,11 +16,18 @@ pub struct PolicyEntry {
 }
 
 /// All policies, alphabetically.
-pub const POLICIES: &[PolicyEntry] = &[PolicyEntry {
-    name: "classic",
-    summary: "two-list active/inactive LRU per type with workingset detection (mm/vmscan.c without MGLRU)",
-    build: |cfg| Box::new(Classic::new(cfg.clone())),
-}];
+pub const POLICIES: &[PolicyEntry] = &[
+    PolicyEntry {
+        name: "classic",
+        summary: "two-list active/inactive LRU per type with workingset detection (mm/vmscan.c without MGLRU)",
+        build: |cfg| Box::new(Classic::new(cfg.clone())),
+    },
+    PolicyEntry {
+        name: "mglru",
+        summary: "multi-generational LRU (CONFIG_LRU_GEN, v6.1; v6.14 rework with mglru_rework=1)",
+        build: |cfg| Box::new(Mglru::new(cfg.clone())),
+    },
+];
 
 /// Looks a policy up by name.
 pub fn find(name: &str) -> Option<&'static PolicyEntry> {

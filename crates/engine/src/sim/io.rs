@@ -1,0 +1,281 @@
+//! The machine's dirty-page paths: writes through file descriptors and shared
+//! mappings, `balance_dirty_pages`, the flusher's events, routing reclaim's
+//! writes to devices, and reclaim throttling waits (kept out of `sim.rs`).
+
+use super::{Event, Machine, Stall};
+use crate::writeback::{dirtyable_memory, file_page_pos, Thresholds};
+use crate::{Nanos, HZ, JIFFY_NS};
+use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, VmEvent, Watermark};
+use reclaim::policy::Origin;
+use reclaim::throttle::ThrottleReason;
+use reclaim::ScanControl;
+
+impl Machine {
+    /// `nr_dirty_threshold` / `nr_dirty_background_threshold` now.
+    pub(super) fn dirty_thresholds(&self) -> Thresholds {
+        let sizes = self.policy.lru_sizes();
+        // totalreserve_pages: the high watermark of the one zone (no lowmem reserve, S-MM1).
+        let reserve: u64 = self.mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
+        let dirtyable = dirtyable_memory(self.mm.nr_free(), reserve, sizes.inactive_file + sizes.active_file);
+        Thresholds::from_knobs(dirtyable, &self.cfg.writeback)
+    }
+
+    /// A `write()` of a whole page of `file` that missed the fast path (page
+    /// absent, or clean): allocate without reading (full-page write), dirty it,
+    /// then `balance_dirty_pages`.
+    pub(super) fn filemap_write(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        let (pfn, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
+            Some(pfn) => (pfn, 0),
+            None => {
+                let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
+                let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
+                let shadow = slot.as_shadow();
+                *slot = CacheEntry::resident(pfn);
+                // A page-cache insertion like a read's (the policy sees no difference).
+                self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+                (pfn, stall)
+            }
+        };
+        self.policy.mark_accessed(&mut self.mm, pfn);
+        let pause = self.dirty_page(pfn, now + stall);
+        Ok((stall + self.cfg.cpu.fault_ns + pause, stall))
+    }
+
+    /// Marks `pfn` dirty on behalf of a writer at `now` and returns the
+    /// writer's `balance_dirty_pages` pause.
+    pub(super) fn dirty_page(&mut self, pfn: Pfn, now: Nanos) -> Nanos {
+        if !self.mm.set_page_dirty(pfn) {
+            return 0;
+        }
+        self.note_dirtied(now);
+        let t = self.dirty_thresholds();
+        let dirty = self.mm.dirty.nr_dirty + self.mm.dirty.nr_writeback;
+        if self.mm.dirty.nr_dirty > t.bg_thresh {
+            // Background writeback starts as soon as a writer sees the threshold crossed.
+            self.kick_flusher(now);
+        }
+        let page_write_ns = mm::PAGE_SIZE * 1_000_000_000 / self.fs_dev.bytes_per_sec.max(1);
+        t.pause(dirty, page_write_ns).unwrap_or_else(|| {
+            let cap = now + crate::writeback::MAX_PAUSE_NS;
+            self.fs_dev.pages_done_at(now, 1).unwrap_or(cap).min(cap).max(now) - now
+        })
+    }
+
+    /// Queues newly dirtied pages for the flusher and arms its periodic wakeup.
+    pub(super) fn note_dirtied(&mut self, now: Nanos) {
+        if self.flusher.note_dirtied(&mut self.mm, now) && self.flusher.scheduled.is_none() {
+            let at = now + self.cfg.writeback.dirty_writeback_centisecs.max(1) * 10_000_000;
+            self.schedule_flusher(at);
+        }
+    }
+
+    fn schedule_flusher(&mut self, at: Nanos) {
+        self.flusher.gen += 1;
+        self.flusher.scheduled = Some(at);
+        self.queue.push(at, Event::Flusher(self.flusher.gen));
+    }
+
+    /// Wakes the flusher now unless it is already due sooner.
+    pub(super) fn kick_flusher(&mut self, now: Nanos) {
+        if self.flusher.scheduled.is_none_or(|at| at > now) {
+            self.schedule_flusher(now);
+        }
+    }
+
+    /// The flusher's event: one chunk of writeback, then its next wakeup.
+    pub(super) fn flusher_event(&mut self, now: Nanos) {
+        self.flusher.scheduled = None;
+        let t = self.dirty_thresholds();
+        let out = self.flusher.step(&mut self.mm, &mut self.fs_dev, now, t, &self.cfg.writeback);
+        for &(pfn, done) in &out {
+            self.queue.push(done, Event::WritebackDone(pfn));
+        }
+        if let Some(at) = self.flusher.next_wakeup(&out, now, &self.cfg.writeback) {
+            self.schedule_flusher(at);
+        }
+    }
+
+    /// After a reclaim invocation at `now` that cost `cost`: submits its writes,
+    /// queues pages it dirtied (unmapped PTE-dirty pages), wakes the flusher if
+    /// asked, and returns how long the reclaimer must wait if it was throttled.
+    pub(super) fn after_reclaim(&mut self, sc: &ScanControl, now: Nanos, cost: Nanos) -> Nanos {
+        let at = now + cost;
+        self.submit_pageouts(sc, at);
+        self.note_dirtied(at);
+        if sc.wake_flusher {
+            self.flusher.request_all(&self.mm);
+            self.kick_flusher(at);
+        }
+        match sc.throttle {
+            Some(t) => {
+                let wait = self.throttle_wait(t.reason, at);
+                self.reclaim_throttled_ns += wait;
+                wait
+            }
+            None => 0,
+        }
+    }
+
+    /// How long a reclaimer throttled for `reason` at `at` sleeps: its timeout,
+    /// or less when the wake-up condition comes first.
+    fn throttle_wait(&mut self, reason: ThrottleReason, at: Nanos) -> Nanos {
+        let timeout = at + reason.timeout_jiffies(HZ) * JIFFY_NS;
+        let wake = match reason {
+            // Woken when a congested queue drains (clear_bdi_congested); with no
+            // congested device the sleep runs to its timeout.
+            ThrottleReason::CongestionWait | ThrottleReason::IffCongested => {
+                [&mut self.fs_dev, &mut self.swap_dev].into_iter().filter_map(|d| d.congested(at).then(|| d.uncongested_at(at))).min().unwrap_or(timeout)
+            }
+            // Woken once 32 pages (SWAP_CLUSTER_MAX per waiter) have been written.
+            ThrottleReason::Writeback => {
+                let n = reclaim::SWAP_CLUSTER_MAX;
+                [&mut self.fs_dev, &mut self.swap_dev].into_iter().filter_map(|d| d.pages_done_at(at, n)).min().unwrap_or(timeout)
+            }
+            ThrottleReason::Congested => timeout,
+        };
+        wake.min(timeout).max(at) - at
+    }
+
+    /// Schedules completions for the writes reclaim submitted: swap-outs on the
+    /// swap device (contiguous slots as one request, as the block layer merges
+    /// them), kswapd's file pages one request each on the filesystem device.
+    pub(super) fn submit_pageouts(&mut self, sc: &ScanControl, at: Nanos) {
+        let mut swap: Vec<(u32, Pfn)> = Vec::new();
+        for &pfn in &sc.pageout {
+            if self.mm.frames[pfn].is_anon() {
+                swap.push((self.mm.frames[pfn].swap, pfn));
+            } else {
+                let pos = file_page_pos(&self.mm, pfn);
+                let done = self.fs_dev.submit_at(at, pos, 1, true);
+                self.queue.push(done, Event::WritebackDone(pfn));
+            }
+        }
+        swap.sort_unstable();
+        for run in swap.chunk_by(|a, b| b.0 == a.0 + 1) {
+            let done = self.swap_dev.submit_at(at, run[0].0 as u64, run.len() as u64, true);
+            for &(_, pfn) in run {
+                self.queue.push(done, Event::WritebackDone(pfn));
+            }
+        }
+    }
+
+    /// `folio_end_writeback()`: a `PG_reclaim` page is rotated to the inactive tail.
+    pub(super) fn writeback_done(&mut self, pfn: Pfn) {
+        if self.mm.end_writeback(pfn) {
+            self.policy.rotate_reclaimable(&mut self.mm, pfn);
+        }
+    }
+
+    /// Pages a read miss at `index` brings in: the page and, with readahead,
+    /// the following non-resident pages up to `read_ahead_kb` (S-FR1: every
+    /// miss reads ahead; no sequential-pattern detection or async readahead).
+    pub(super) fn readahead_window(&self, file: FileId, index: u32) -> u32 {
+        let ra = (self.cfg.read_ahead_kb * 1024 / mm::PAGE_SIZE).max(1) as u32;
+        let cache = &self.mm.files[file.0 as usize].cache;
+        let end = (index as u64 + ra as u64).min(cache.len() as u64) as u32;
+        (index + 1..end).take_while(|&i| cache[i as usize].pfn().is_none()).count() as u32 + 1
+    }
+
+    /// Brings readahead pages `index+1 .. index+n` of `file` into the cache
+    /// (no access; marked `PG_readahead`). Stops early if memory runs short.
+    pub(super) fn read_ahead(&mut self, file: FileId, index: u32, n: u32, now: Nanos) {
+        for i in index + 1..index + n {
+            if !above_min(self) {
+                break;
+            }
+            let Ok((pfn, _)) = self.alloc_page(Owner::file(file), i, PageFlags::READAHEAD, now) else { break };
+            let slot = &mut self.mm.files[file.0 as usize].cache[i as usize];
+            let shadow = slot.as_shadow();
+            *slot = CacheEntry::resident(pfn);
+            self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+            self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
+        }
+    }
+}
+
+impl Machine {
+    /// `nr_dirty` and `nr_writeback` agree with the page flags (O(memory)).
+    pub(super) fn check_dirty_gauges(&self) {
+        let frames = self.mm.frames.as_slice();
+        let dirty = frames.iter().filter(|f| f.owner.as_file().is_some() && f.flags.has(PageFlags::DIRTY)).count() as u64;
+        let writeback = frames.iter().filter(|f| f.flags.has(PageFlags::WRITEBACK)).count() as u64;
+        assert_eq!((dirty, writeback), (self.mm.dirty.nr_dirty, self.mm.dirty.nr_writeback), "dirty/writeback gauges disagree with page flags");
+    }
+}
+
+/// Readahead allocations never enter direct reclaim (`__GFP_NORETRY` readahead
+/// gfp): only while free pages are above the min watermark.
+fn above_min(m: &Machine) -> bool {
+    reclaim::kswapd::watermark_ok(&m.mm, Watermark::Min)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, SimBuilder};
+
+    fn machine() -> SimBuilder {
+        let mut c = Config::default();
+        c.set("memory", "16M").unwrap();
+        c.set("fs", "ssd").unwrap();
+        SimBuilder::new(c).unwrap()
+    }
+
+    #[test]
+    fn throttle_waits_by_reason() {
+        let mut b = machine();
+        let m = &mut b.m;
+        // CONGESTED is one jiffy; congestion_wait with nothing congested runs to HZ/10.
+        assert_eq!(m.throttle_wait(ThrottleReason::Congested, 0), JIFFY_NS);
+        assert_eq!(m.throttle_wait(ThrottleReason::CongestionWait, 0), 100_000_000);
+        // 120 one-page writes on the SSD: congested until the queue drains
+        // below the off mark; the sleeper wakes exactly then.
+        let done: Vec<Nanos> = (0..120).map(|i| m.fs_dev.submit_at(0, 2 * i, 1, true)).collect();
+        assert!(m.fs_dev.congested(0));
+        let off = crate::device::CONGESTION_OFF;
+        assert_eq!(m.throttle_wait(ThrottleReason::CongestionWait, 0), done[120 - off]);
+        assert_eq!(m.throttle_wait(ThrottleReason::IffCongested, 0), done[120 - off]);
+        assert!(done[120 - off] < 100_000_000);
+        // WRITEBACK wakes when 32 pages have been written: the 32nd request.
+        assert_eq!(m.throttle_wait(ThrottleReason::Writeback, 0), done[31]);
+    }
+
+    #[test]
+    fn writes_dirty_pages_and_the_flusher_cleans_them() {
+        let mut b = machine();
+        let file = b.add_file(8);
+        let region = b.map_file(file, 0, 4, false);
+        let m = &mut b.m;
+        // write() of pages 4..8 and write faults on the mapping of pages 0..4.
+        for p in 4..8 {
+            m.filemap_write(file, p, 0).ok().unwrap();
+        }
+        for p in 0..4 {
+            m.filemap_fault(region, p, file, p, true, 0).ok().unwrap();
+        }
+        assert_eq!((m.mm.dirty.nr_dirty, m.mm.stat.get(VmEvent::NrDirtied)), (8, 8));
+        // A rewrite of a dirty page hits the fast path and dirties nothing new.
+        assert!(m.try_hit(crate::Access::FileWrite { file, page: 5 }));
+        m.check_invariants();
+        // The periodic wakeup is armed 5 s out; at 31 s every page has expired (30 s).
+        assert_eq!(m.flusher.scheduled, Some(5_000_000_000));
+        m.flusher_event(31_000_000_000);
+        assert_eq!((m.mm.dirty.nr_dirty, m.mm.dirty.nr_writeback), (0, 8));
+        m.check_invariants();
+        // Dirtying order gives two runs, pages 4..8 then 0..4: two requests.
+        assert_eq!(m.fs_dev.queued(31_000_000_000), 2);
+        while let Some((_, ev)) = m.queue.pop() {
+            if let Event::WritebackDone(pfn) = ev {
+                m.writeback_done(pfn);
+            }
+        }
+        assert_eq!((m.mm.dirty.nr_writeback, m.mm.stat.get(VmEvent::NrWritten)), (0, 8));
+        m.check_invariants();
+    }
+
+    #[test]
+    fn writeback_wait_times_out_without_io() {
+        let mut b = machine();
+        assert_eq!(b.m.throttle_wait(ThrottleReason::Writeback, 5), 100_000_000);
+    }
+}

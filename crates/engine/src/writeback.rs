@@ -1,0 +1,303 @@
+//! Dirty page limits, the throttling of writers, and the flusher.
+//!
+//! Models `global_dirtyable_memory()`, `domain_dirty_limits()`,
+//! `balance_dirty_pages()` (mm/page-writeback.c) and the per-device flusher's
+//! work selection (`wb_do_writeback`: reclaim-requested work, background
+//! writeback above the background threshold, periodic "kupdate" writeback of
+//! pages dirty for longer than `dirty_expire_centisecs`) from fs/fs-writeback.c.
+//!
+//! Simplifications:
+//! - S-WB1: one flusher for the one filesystem device; it writes pages in the
+//!   order they were dirtied (inode order and `dirtied_when` collapse into one
+//!   FIFO), contiguous runs of one file as one request of at most 128 pages
+//!   (512 KiB `max_sectors_kb`), a chunk of at most `MAX_WRITEBACK_PAGES` (1024)
+//!   pages per step, and waits for a chunk to complete before the next.
+//! - S-WB2: `balance_dirty_pages` is a pause model, not the bandwidth estimator:
+//!   no pause up to the free-run ceiling `(thresh + bg_thresh) / 2`; above it the
+//!   writer is held to the device's write bandwidth scaled by
+//!   `pos_ratio = (thresh - dirty) / (thresh - freerun)`, at most `HZ/5` per page;
+//!   at or above `thresh` the writer waits until the next writeback completion
+//!   on the device (at most `HZ/5`).
+//! - S-WB3: a write through a shared file mapping dirties the page at the write
+//!   fault; later stores through a present PTE only set the PTE dirty bit, which
+//!   reaches `PG_dirty` when reclaim unmaps the page (no `page_mkclean` write-protect cycle).
+//! - S-WB4: pages are dirty or under writeback exactly as their flags say; the
+//!   filesystem's own view (`is_dirty_writeback`, buffer heads) never differs.
+
+use crate::device::Device;
+use crate::{Nanos, HZ, JIFFY_NS};
+use mm::{Mm, PageFlags, Pfn};
+use std::collections::VecDeque;
+
+/// KERNEL: `MAX_WRITEBACK_PAGES`, the most pages one writeback chunk writes (4 MiB).
+pub const MAX_WRITEBACK_PAGES: u64 = 1024;
+/// KERNEL: 512 KiB `max_sectors_kb`: the largest write request, in pages.
+pub const MAX_REQUEST_PAGES: u64 = 128;
+/// KERNEL: `MAX_PAUSE`, the longest `balance_dirty_pages` sleep (HZ/5).
+pub const MAX_PAUSE_NS: Nanos = JIFFY_NS * HZ / 5;
+
+/// The writeback sysctls (`vm.dirty_*`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WritebackKnobs {
+    /// `vm.dirty_ratio`: percent of dirtyable memory at which writers are stopped.
+    pub dirty_ratio: u64,
+    /// `vm.dirty_background_ratio`: percent at which background writeback starts.
+    pub dirty_background_ratio: u64,
+    /// `vm.dirty_expire_centisecs`: age at which dirty data is written by periodic writeback.
+    pub dirty_expire_centisecs: u64,
+    /// `vm.dirty_writeback_centisecs`: interval of periodic writeback wakeups.
+    pub dirty_writeback_centisecs: u64,
+    /// `vm.dirty_bytes`: an absolute hard limit replacing `dirty_ratio` (0 = use the ratio).
+    pub dirty_bytes: u64,
+    /// `vm.dirty_background_bytes`: absolute background threshold (0 = use the ratio).
+    pub dirty_background_bytes: u64,
+}
+
+impl Default for WritebackKnobs {
+    fn default() -> Self {
+        WritebackKnobs {
+            dirty_ratio: 20,
+            dirty_background_ratio: 10,
+            dirty_expire_centisecs: 3000,
+            dirty_writeback_centisecs: 500,
+            dirty_bytes: 0,
+            dirty_background_bytes: 0,
+        }
+    }
+}
+
+/// `nr_dirty_threshold` and `nr_dirty_background_threshold`, in pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Thresholds {
+    /// Writers are stopped here.
+    pub thresh: u64,
+    /// Background writeback starts here.
+    pub bg_thresh: u64,
+}
+
+impl Thresholds {
+    /// `domain_dirty_limits()` for the ratio knobs: percentages of `dirtyable`
+    /// pages; a background threshold at or above the hard one is halved.
+    pub fn from_ratios(dirtyable: u64, ratio: u64, background_ratio: u64) -> Thresholds {
+        Thresholds::from_knobs(dirtyable, &WritebackKnobs { dirty_ratio: ratio, dirty_background_ratio: background_ratio, ..WritebackKnobs::default() })
+    }
+
+    /// `domain_dirty_limits()`: the `*_bytes` knobs when set (rounded up to
+    /// pages), else the ratios of `dirtyable`; a background threshold at or
+    /// above the hard one is halved.
+    pub fn from_knobs(dirtyable: u64, k: &WritebackKnobs) -> Thresholds {
+        let pages = |bytes: u64| bytes.div_ceil(mm::PAGE_SIZE);
+        let thresh = if k.dirty_bytes > 0 { pages(k.dirty_bytes) } else { k.dirty_ratio * dirtyable / 100 };
+        let mut bg_thresh = if k.dirty_background_bytes > 0 { pages(k.dirty_background_bytes) } else { k.dirty_background_ratio * dirtyable / 100 };
+        if bg_thresh >= thresh {
+            bg_thresh = thresh / 2;
+        }
+        Thresholds { thresh, bg_thresh }
+    }
+
+    /// `dirty_freerun_ceiling()`: writers are not throttled below this.
+    pub fn freerun(&self) -> u64 {
+        (self.thresh + self.bg_thresh) / 2
+    }
+
+    /// S-WB2: the pause after dirtying a page with `dirty` pages (dirty +
+    /// writeback) outstanding, on a device writing a page in `page_write_ns`.
+    /// `None` at or above the hard limit: the writer waits for writeback to
+    /// complete (at most [`MAX_PAUSE_NS`]).
+    pub fn pause(&self, dirty: u64, page_write_ns: Nanos) -> Option<Nanos> {
+        let freerun = self.freerun();
+        if dirty <= freerun {
+            return Some(0);
+        }
+        if dirty >= self.thresh {
+            return None;
+        }
+        // rate = bandwidth * pos_ratio, so pause = page time / pos_ratio.
+        let pause = page_write_ns * (self.thresh - freerun) / (self.thresh - dirty);
+        Some(pause.min(MAX_PAUSE_NS))
+    }
+}
+
+/// `global_dirtyable_memory()`: free pages above the reserve plus file LRU pages (at least 1).
+pub fn dirtyable_memory(free: u64, reserve: u64, file_lru: u64) -> u64 {
+    (free.saturating_sub(reserve) + file_lru).max(1)
+}
+
+/// Position of a file page in the filesystem device's address space: files
+/// lie one after another in 2^32-page extents (SIM-CHOICE).
+pub fn file_page_pos(mm: &Mm, pfn: Pfn) -> u64 {
+    let f = &mm.frames[pfn];
+    let file = f.owner.as_file().expect("file position of a non-file page");
+    ((file.0 as u64) << 32) | f.index as u64
+}
+
+/// Pages whose writeback the flusher submitted, with their completion times.
+pub type Submitted = Vec<(Pfn, Nanos)>;
+
+/// The flusher thread of the filesystem device.
+#[derive(Debug, Default)]
+pub struct Flusher {
+    /// Dirty file pages with the time they were dirtied, oldest first. Entries
+    /// of pages since cleaned or reclaimed are dropped when reached.
+    queue: VecDeque<(Pfn, Nanos)>,
+    /// Pages reclaim asked to be written (`wakeup_flusher_threads`); 0 = none.
+    reclaim_pages: u64,
+    /// The time of the pending wakeup, if one is queued.
+    pub scheduled: Option<Nanos>,
+    /// Generation of the pending wakeup event; older events are stale.
+    pub gen: u64,
+}
+
+impl Flusher {
+    /// Moves pages newly dirtied (logged by `Mm::set_page_dirty`) into the
+    /// queue. Returns true if the queue was empty before (the caller arms the
+    /// periodic wakeup, `wb_wakeup_delayed`).
+    pub fn note_dirtied(&mut self, mm: &mut Mm, now: Nanos) -> bool {
+        let was_empty = self.queue.is_empty();
+        self.queue.extend(mm.dirty.newly_dirtied.drain(..).map(|p| (p, now)));
+        was_empty && !self.queue.is_empty()
+    }
+
+    /// `wakeup_flusher_threads()`: write back every page dirty now (one request at a time).
+    pub fn request_all(&mut self, mm: &Mm) {
+        if self.reclaim_pages == 0 {
+            self.reclaim_pages = mm.dirty.nr_dirty.max(1);
+        }
+    }
+
+    /// One flusher step at `now`: picks the work (reclaim request, background,
+    /// periodic expiry), writes one chunk on `dev` and returns what it submitted.
+    pub fn step(&mut self, mm: &mut Mm, dev: &mut Device, now: Nanos, t: Thresholds, knobs: &WritebackKnobs) -> Submitted {
+        let expire_ns = knobs.dirty_expire_centisecs * 10_000_000;
+        let budget = if self.reclaim_pages > 0 || mm.dirty.nr_dirty > t.bg_thresh {
+            MAX_WRITEBACK_PAGES
+        } else {
+            // kupdate: only pages dirtied before now - expire.
+            self.queue.iter().take(MAX_WRITEBACK_PAGES as usize).take_while(|&&(_, at)| at + expire_ns <= now).count() as u64
+        };
+        let mut chosen: Vec<Pfn> = Vec::new();
+        // Each entry is looked at once per step; a pfn queued twice is written once.
+        let mut left = self.queue.len();
+        while (chosen.len() as u64) < budget && left > 0 {
+            left -= 1;
+            let Some((pfn, at)) = self.queue.pop_front() else { break };
+            let f = &mm.frames[pfn];
+            if f.owner.as_file().is_none() || !f.flags.has(PageFlags::DIRTY) {
+                continue;
+            }
+            if f.flags.has(PageFlags::WRITEBACK) {
+                // Redirtied while being written: WB_SYNC_NONE skips it this round.
+                self.queue.push_back((pfn, at));
+                continue;
+            }
+            mm.start_writeback(pfn);
+            chosen.push(pfn);
+        }
+        self.reclaim_pages = self.reclaim_pages.saturating_sub(chosen.len() as u64);
+        let mut out = Vec::with_capacity(chosen.len());
+        let mut i = 0;
+        while i < chosen.len() {
+            // A run of consecutive pages of one file, at most one request long.
+            let pos = file_page_pos(mm, chosen[i]);
+            let mut n = 1;
+            while i + n < chosen.len() && (n as u64) < MAX_REQUEST_PAGES && file_page_pos(mm, chosen[i + n]) == pos + n as u64 {
+                n += 1;
+            }
+            let done = dev.submit_at(now, pos, n as u64, true);
+            for &pfn in &chosen[i..i + n] {
+                mm.stat.count(mm::VmEvent::Pgpgout, mm::PAGE_SIZE / 1024);
+                out.push((pfn, done));
+            }
+            i += n;
+        }
+        out
+    }
+
+    /// When the flusher should run next after a step that submitted `out`: when
+    /// the chunk completes if there was work, else at the next periodic wakeup
+    /// while anything is queued, else never (until a writer wakes it).
+    pub fn next_wakeup(&self, out: &Submitted, now: Nanos, knobs: &WritebackKnobs) -> Option<Nanos> {
+        if let Some(&(_, done)) = out.last() {
+            return Some(done.max(now + 1));
+        }
+        (!self.queue.is_empty()).then(|| now + knobs.dirty_writeback_centisecs.max(1) * 10_000_000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::DeviceKind;
+
+    #[test]
+    fn thresholds_by_hand() {
+        // 1000 dirtyable pages at 20% / 10%: 200 and 100, free-run up to 150.
+        let t = Thresholds::from_ratios(1000, 20, 10);
+        assert_eq!(t, Thresholds { thresh: 200, bg_thresh: 100 });
+        assert_eq!(t.freerun(), 150);
+        // A background ratio at or above the hard one is halved.
+        assert_eq!(Thresholds::from_ratios(1000, 20, 30), Thresholds { thresh: 200, bg_thresh: 100 });
+        assert_eq!(Thresholds::from_ratios(999, 15, 15), Thresholds { thresh: 149, bg_thresh: 74 });
+        assert_eq!(dirtyable_memory(300, 50, 700), 950);
+        // Byte limits override the ratios; rounded up to pages.
+        let k = WritebackKnobs { dirty_bytes: 4096 * 300 + 1, dirty_background_bytes: 4096 * 100, ..WritebackKnobs::default() };
+        assert_eq!(Thresholds::from_knobs(1000, &k), Thresholds { thresh: 301, bg_thresh: 100 });
+        assert_eq!(dirtyable_memory(10, 50, 0), 1);
+    }
+
+    #[test]
+    fn pause_grows_from_freerun_to_the_hard_limit() {
+        let t = Thresholds { thresh: 200, bg_thresh: 100 };
+        assert_eq!(t.pause(150, 1000), Some(0));
+        // pos_ratio = (200 - 175) / (200 - 150) = 1/2: twice the page time.
+        assert_eq!(t.pause(175, 1000), Some(2000));
+        assert_eq!(t.pause(199, 1000), Some(50_000));
+        assert_eq!(t.pause(200, 1000), None);
+        assert_eq!(t.pause(199, 10_000_000), Some(MAX_PAUSE_NS));
+    }
+
+    fn dirty_file(pages: u32) -> (Mm, Vec<Pfn>) {
+        let mut mm = Mm::new(pages + 4, 0);
+        let f = mm.add_file(pages);
+        let pfns = (0..pages).map(|i| mm.frames.alloc(mm::Owner::file(f), i, 0).unwrap()).collect::<Vec<_>>();
+        for &p in &pfns {
+            mm.set_page_dirty(p);
+        }
+        (mm, pfns)
+    }
+
+    #[test]
+    fn background_writeback_writes_contiguous_runs_in_requests() {
+        let (mut mm, pfns) = dirty_file(300);
+        let mut fl = Flusher::default();
+        assert!(fl.note_dirtied(&mut mm, 0));
+        let mut dev = DeviceKind::Hdd.preset();
+        let knobs = WritebackKnobs::default();
+        // 300 dirty > bg 100: background work writes them all, 128 + 128 + 44 pages.
+        let out = fl.step(&mut mm, &mut dev, 0, Thresholds { thresh: 200, bg_thresh: 100 }, &knobs);
+        assert_eq!(out.len(), 300);
+        assert_eq!(dev.queued(0), 3);
+        assert_eq!((mm.dirty.nr_dirty, mm.dirty.nr_writeback), (0, 300));
+        assert!(mm.frames[pfns[0]].flags.has(PageFlags::WRITEBACK));
+        assert_eq!(fl.next_wakeup(&out, 0, &knobs), Some(out[299].1));
+    }
+
+    #[test]
+    fn periodic_writeback_writes_only_expired_pages() {
+        let (mut mm, _) = dirty_file(10);
+        let mut fl = Flusher::default();
+        fl.note_dirtied(&mut mm, 0);
+        let mut dev = DeviceKind::Ssd.preset();
+        let knobs = WritebackKnobs::default();
+        let low = Thresholds { thresh: 2000, bg_thresh: 1000 };
+        assert!(fl.step(&mut mm, &mut dev, 29_000_000_000, low, &knobs).is_empty());
+        assert_eq!(fl.next_wakeup(&Vec::new(), 29_000_000_000, &knobs), Some(34_000_000_000));
+        assert_eq!(fl.step(&mut mm, &mut dev, 30_000_000_000, low, &knobs).len(), 10);
+        // Reclaim's request writes regardless of age and thresholds.
+        let (mut mm, _) = dirty_file(10);
+        let mut fl = Flusher::default();
+        fl.note_dirtied(&mut mm, 0);
+        fl.request_all(&mm);
+        assert_eq!(fl.step(&mut mm, &mut dev, 1, low, &knobs).len(), 10);
+    }
+}

@@ -1,0 +1,108 @@
+//! Dirty and writeback page state: the `PG_dirty` / `PG_writeback` transitions
+//! with the node's `nr_dirty` / `nr_writeback` gauges kept exact, and the node
+//! flags reclaim sets when it meets such pages.
+//!
+//! Models `folio_mark_dirty()` (accounting part of `__folio_mark_dirty`),
+//! `folio_clear_dirty_for_io()`, `folio_start_writeback()` and
+//! `folio_end_writeback()` (mm/page-writeback.c, mm/filemap.c) without time:
+//! the engine drives the flusher and device completions.
+
+use crate::frame::{PageFlags, Pfn};
+use crate::vmstat::VmEvent;
+use crate::Mm;
+
+/// Dirty-page accounting of the node and reclaim's node flags.
+#[derive(Clone, Debug, Default)]
+pub struct DirtyState {
+    /// `NR_FILE_DIRTY`: file pages with `PG_dirty` (anon pages are never counted).
+    pub nr_dirty: u64,
+    /// `NR_WRITEBACK`: pages with `PG_writeback` (file and swap).
+    pub nr_writeback: u64,
+    /// File pages newly dirtied since the engine last looked, in dirtying order
+    /// (the engine moves them to the flusher's queue with a timestamp).
+    pub newly_dirtied: Vec<Pfn>,
+    /// `PGDAT_DIRTY` / `ZONE_TAIL_LRU_DIRTY`: reclaim met a tail full of unqueued dirty pages.
+    pub pgdat_dirty: bool,
+    /// `PGDAT_WRITEBACK` / `ZONE_WRITEBACK`: reclaim met many pages under writeback.
+    pub pgdat_writeback: bool,
+    /// `LRUVEC_NODE_CONGESTED` / `ZONE_CONGESTED`: every dirty page met was congested.
+    pub pgdat_congested: bool,
+}
+
+impl DirtyState {
+    /// Clears the three node flags (kswapd found the node balanced).
+    pub fn clear_flags(&mut self) {
+        self.pgdat_dirty = false;
+        self.pgdat_writeback = false;
+        self.pgdat_congested = false;
+    }
+}
+
+impl Mm {
+    /// `folio_mark_dirty()`: sets `PG_dirty`; a file page newly dirtied is counted
+    /// (`nr_dirty`, `nr_dirtied`) and logged for the flusher. Returns true if it was clean.
+    pub fn set_page_dirty(&mut self, pfn: Pfn) -> bool {
+        let f = &mut self.frames[pfn];
+        if f.flags.has(PageFlags::DIRTY) {
+            return false;
+        }
+        f.flags.set(PageFlags::DIRTY);
+        if !f.is_anon() {
+            self.dirty.nr_dirty += 1;
+            self.dirty.newly_dirtied.push(pfn);
+            self.stat.count(VmEvent::NrDirtied, 1);
+        }
+        true
+    }
+
+    /// `folio_clear_dirty_for_io()` + `folio_start_writeback()`: the page is
+    /// clean, under writeback, and counted in `nr_writeback`.
+    pub fn start_writeback(&mut self, pfn: Pfn) {
+        let f = &mut self.frames[pfn];
+        debug_assert!(!f.flags.has(PageFlags::WRITEBACK), "pfn {pfn} already under writeback");
+        if f.flags.test_clear(PageFlags::DIRTY) && !f.is_anon() {
+            self.dirty.nr_dirty -= 1;
+        }
+        f.flags.set(PageFlags::WRITEBACK);
+        self.dirty.nr_writeback += 1;
+    }
+
+    /// `folio_end_writeback()`'s state change: clears `PG_writeback`, counts
+    /// `nr_written`. Returns whether `PG_reclaim` was set (and clears it): the
+    /// caller then rotates the page to the inactive tail.
+    pub fn end_writeback(&mut self, pfn: Pfn) -> bool {
+        let f = &mut self.frames[pfn];
+        assert!(f.flags.has(PageFlags::WRITEBACK), "writeback end on pfn {pfn} not under writeback");
+        f.flags.clear(PageFlags::WRITEBACK);
+        let reclaim = f.flags.test_clear(PageFlags::RECLAIM);
+        self.dirty.nr_writeback -= 1;
+        self.stat.count(VmEvent::NrWritten, 1);
+        reclaim
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Mm, Owner, PageFlags};
+
+    #[test]
+    fn dirty_writeback_round_trip_keeps_gauges_exact() {
+        let mut mm = Mm::new(4, 0);
+        let f = mm.add_file(2);
+        let p = mm.frames.alloc(Owner::file(f), 0, 0).unwrap();
+        let a = mm.frames.alloc(Owner::anon(crate::RegionId(0)), 0, PageFlags::SWAPBACKED).unwrap();
+        assert!(mm.set_page_dirty(p));
+        assert!(!mm.set_page_dirty(p));
+        assert!(mm.set_page_dirty(a));
+        assert_eq!((mm.dirty.nr_dirty, mm.dirty.newly_dirtied.clone()), (1, vec![p]));
+        mm.start_writeback(p);
+        mm.start_writeback(a);
+        assert_eq!((mm.dirty.nr_dirty, mm.dirty.nr_writeback), (0, 2));
+        mm.frames[p].flags.set(PageFlags::RECLAIM);
+        assert!(mm.end_writeback(p));
+        assert!(!mm.end_writeback(a));
+        assert_eq!(mm.dirty.nr_writeback, 0);
+        assert_eq!(mm.stat.get(crate::VmEvent::NrDirtied), 1);
+        assert_eq!(mm.stat.get(crate::VmEvent::NrWritten), 2);
+    }
+}

@@ -1,0 +1,118 @@
+//! Driving reclaim: when to age, how much to scan (v6.1 `lru_gen_shrink_lruvec`,
+//! `get_nr_to_scan`, `should_run_aging`, `lru_gen_age_node`).
+//!
+//! kswapd ages in `age_node` before each pass and leaves the aging out of its
+//! eviction loop; direct reclaim ages inline when eviction needs it (below the
+//! default priority). Eviction runs `evict_folios` batches until
+//! `nr_to_scan = pages >> priority` were scanned or enough were reclaimed.
+
+use super::gens::{gen_from_seq, ANON, FILE, MIN_LRU_BATCH, MIN_NR_GENS};
+use super::Mglru;
+use crate::control::{Reclaimer, ScanControl};
+use crate::pageout::PageoutEnv;
+use crate::DEF_PRIORITY;
+use mm::Mm;
+
+impl Mglru {
+    /// `get_swappiness()`: 0 without usable swap (fewer than 64 free slots).
+    pub(super) fn get_swappiness(&self, mm: &Mm, sc: &ScanControl) -> u32 {
+        if !sc.may_swap || (mm.swap.nr_free() as u64) < MIN_LRU_BATCH {
+            0
+        } else {
+            self.cfg.swappiness
+        }
+    }
+
+    /// `should_run_aging()`: (aging needed, pages eligible `>> priority`).
+    pub(super) fn should_run_aging(&self, can_swap: bool, priority: i32) -> (bool, u64) {
+        let g = &self.lrugen;
+        let first = if can_swap { ANON } else { FILE };
+        let max_seq = g.max_seq;
+        if g.min_seq[first] + MIN_NR_GENS > max_seq {
+            return (true, 0);
+        }
+        let (mut total, mut young, mut old) = (0, 0, 0);
+        for ty in first..2 {
+            for seq in g.min_seq[ty]..=max_seq {
+                let size = g.nr_pages(gen_from_seq(seq), ty);
+                total += size;
+                if seq == max_seq {
+                    young += size;
+                } else if seq + MIN_NR_GENS == max_seq {
+                    old += size;
+                }
+            }
+        }
+        let nr_to_scan = total >> priority;
+        if g.min_seq[first] + MIN_NR_GENS < max_seq {
+            return (false, nr_to_scan);
+        }
+        // Three generations: age if the youngest is too big or the middle one too small.
+        (young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total, nr_to_scan)
+    }
+
+    /// `get_nr_to_scan()`.
+    fn get_nr_to_scan(&mut self, mm: &mut Mm, sc: &mut ScanControl, can_swap: bool) -> u64 {
+        let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        if !need_aging {
+            return nr_to_scan;
+        }
+        if sc.priority != DEF_PRIORITY {
+            // kswapd leaves the aging to age_node().
+            if sc.reclaimer == Reclaimer::Kswapd {
+                return 0;
+            }
+            let max_seq = self.lrugen.max_seq;
+            if self.try_to_inc_max_seq(mm, max_seq, can_swap, false, sc.now_ns, &mut sc.work) {
+                return nr_to_scan;
+            }
+        }
+        let first = if can_swap { ANON } else { FILE };
+        if self.lrugen.min_seq[first] + MIN_NR_GENS <= self.lrugen.max_seq {
+            nr_to_scan
+        } else {
+            0
+        }
+    }
+
+    /// `lru_gen_shrink_lruvec()`.
+    pub(super) fn shrink_lruvec(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
+        let mut scanned = 0;
+        // Bounded: every round scans at least one page, and nr_to_scan is finite.
+        loop {
+            let swappiness = self.get_swappiness(mm, sc);
+            let nr_to_scan = self.get_nr_to_scan(mm, sc, swappiness != 0);
+            if nr_to_scan == 0 {
+                break;
+            }
+            let delta = self.evict_folios(mm, sc, env, swappiness);
+            if delta == 0 {
+                break;
+            }
+            scanned += delta;
+            if scanned >= nr_to_scan || sc.nr_reclaimed >= sc.nr_to_reclaim {
+                break;
+            }
+        }
+    }
+
+    /// `lru_gen_age_node()` (kswapd): age if needed, unless `min_ttl_ms` protects
+    /// the oldest generation; if it does, the kernel invokes the OOM killer.
+    pub(super) fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
+        let can_swap = self.get_swappiness(mm, sc) != 0;
+        let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        let min_ttl_ns = self.cfg.lru_gen.min_ttl_ms * 1_000_000;
+        if min_ttl_ns > 0 {
+            let birth = self.lrugen.timestamps[gen_from_seq(self.lrugen.min_seq[FILE])];
+            let too_young = sc.now_ns < birth + min_ttl_ns;
+            if too_young || (nr_to_scan == 0 && sc.priority != DEF_PRIORITY) {
+                self.min_ttl_ooms += 1;
+                return;
+            }
+        }
+        if need_aging {
+            let max_seq = self.lrugen.max_seq;
+            self.try_to_inc_max_seq(mm, max_seq, can_swap, false, sc.now_ns, &mut sc.work);
+        }
+    }
+}

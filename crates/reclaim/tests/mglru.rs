@@ -1,0 +1,333 @@
+//! MGLRU behaviour: generation bounds under random operations, protection of
+//! pages accessed since the last aging, type selection at the swappiness
+//! extremes, insertion by origin, the debugfs interface.
+
+use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pte, RegionId, VmEvent};
+use proptest::prelude::*;
+use reclaim::pageout::PageoutEnv;
+use reclaim::policy::mglru::gens::{folio_gen, gen_from_seq, ANON, FILE, MAX_NR_GENS, MIN_NR_GENS};
+use reclaim::policy::mglru::Mglru;
+use reclaim::policy::{Origin, ReclaimPolicy};
+use reclaim::{LruGenConfig, ReclaimConfig, Reclaimer, ScanControl};
+
+const ENV: PageoutEnv = PageoutEnv { sync_swap: true, now_ns: 0, fs_congested: false, dirty: reclaim::DirtyConfig::TODAY };
+
+struct World {
+    mm: Mm,
+    p: Mglru,
+    anon: RegionId,
+    file: FileId,
+    map: RegionId,
+}
+
+fn world(frames: u32, pages: u32, swappiness: u32, rework: bool) -> World {
+    let mut mm = Mm::new(frames, 4 * pages);
+    let anon = mm.add_anon_region(pages);
+    let file = mm.add_file(pages);
+    let map = mm.map_file(file, 0, pages);
+    let cfg = ReclaimConfig { swappiness, lru_gen: LruGenConfig { rework_6_14: rework, ..LruGenConfig::default() }, ..ReclaimConfig::default() };
+    World { mm, p: Mglru::new(cfg), anon, file, map }
+}
+
+impl World {
+    /// A fault on anon page `i`: first touch or swap-in (synchronous device: the slot is freed).
+    fn fault_anon(&mut self, i: u32) -> bool {
+        let pte = self.mm.regions[self.anon.0 as usize].ptes[i as usize];
+        if pte.is_present() {
+            self.mm.regions[self.anon.0 as usize].ptes[i as usize].touch(false);
+            return true;
+        }
+        let Some(pfn) = self.mm.frames.alloc(Owner::anon(self.anon), i, PageFlags::SWAPBACKED) else { return false };
+        let (origin, shadow) = match pte.swap_slot() {
+            Some(slot) => {
+                let shadow = self.mm.swap.slot(slot).cache.as_shadow();
+                *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
+                self.mm.swap.free(slot);
+                (Origin::SwapIn, shadow)
+            }
+            None => (Origin::AnonFault, None),
+        };
+        self.mm.regions[self.anon.0 as usize].ptes[i as usize] = Pte::present(pfn, false);
+        self.p.add_page(&mut self.mm, pfn, origin, shadow);
+        true
+    }
+
+    /// A file access: through the mapping (`mapped`) or through `read()`.
+    fn access_file(&mut self, i: u32, mapped: bool) -> bool {
+        let slot = self.mm.files[self.file.0 as usize].cache[i as usize];
+        let pfn = match slot.pfn() {
+            Some(pfn) => {
+                if !mapped {
+                    self.p.mark_accessed(&mut self.mm, pfn);
+                }
+                pfn
+            }
+            None => {
+                let Some(pfn) = self.mm.frames.alloc(Owner::file(self.file), i, 0) else { return false };
+                self.mm.files[self.file.0 as usize].cache[i as usize] = CacheEntry::resident(pfn);
+                self.p.add_page(&mut self.mm, pfn, if mapped { Origin::FileFault } else { Origin::FileRead }, slot.as_shadow());
+                if !mapped {
+                    self.p.mark_accessed(&mut self.mm, pfn);
+                }
+                pfn
+            }
+        };
+        if mapped {
+            let pte = &mut self.mm.regions[self.map.0 as usize].ptes[i as usize];
+            if pte.pfn() == Some(pfn) {
+                pte.touch(false);
+            } else {
+                *pte = Pte::present(pfn, false);
+            }
+        }
+        true
+    }
+
+    fn sc(&self, who: Reclaimer) -> ScanControl {
+        let mut sc = ScanControl::new(who, 32);
+        sc.priority = 10;
+        sc
+    }
+
+    fn clear_young(&mut self) {
+        for r in [self.anon, self.map] {
+            for pte in &mut self.mm.regions[r.0 as usize].ptes {
+                pte.test_clear_young();
+            }
+        }
+    }
+
+    fn check(&self) {
+        self.p.check_invariants(&self.mm);
+        let g = self.p.lrugen();
+        for ty in [ANON, FILE] {
+            let n = g.nr_gens(ty);
+            assert!((MIN_NR_GENS..=MAX_NR_GENS).contains(&n), "type {ty}: {n} generations");
+        }
+        assert_eq!(self.p.lru_sizes().total() + self.mm.nr_free(), self.mm.frames.len() as u64, "pages lost");
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Anon(u32),
+    FileMapped(u32),
+    FileRead(u32),
+    ClearYoung,
+    Age { force: bool },
+    Evict { swappiness: u32, kswapd: bool },
+    Shrink { kswapd: bool, priority: i32 },
+    AgeNode,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0u32..96).prop_map(Op::Anon),
+        3 => (0u32..96).prop_map(Op::FileMapped),
+        3 => (0u32..96).prop_map(Op::FileRead),
+        1 => Just(Op::ClearYoung),
+        1 => any::<bool>().prop_map(|force| Op::Age { force }),
+        2 => (0u32..=200, any::<bool>()).prop_map(|(swappiness, kswapd)| Op::Evict { swappiness, kswapd }),
+        1 => (any::<bool>(), 0i32..=12).prop_map(|(kswapd, priority)| Op::Shrink { kswapd, priority }),
+        1 => Just(Op::AgeNode),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// MIN_NR_GENS <= max_seq - min_seq + 1 <= MAX_NR_GENS for both types, every
+    /// page's generation within its type's window, sizes consistent, whatever happens.
+    #[test]
+    fn generation_bounds_never_violated(ops in prop::collection::vec(op(), 1..400), rework in any::<bool>(), swappiness in 0u32..=200) {
+        let mut w = world(80, 96, swappiness, rework);
+        for (i, op) in ops.iter().enumerate() {
+            let now_ns = i as u64 * 1_000_000;
+            match *op {
+                Op::Anon(i) => { w.fault_anon(i); }
+                Op::FileMapped(i) => { w.access_file(i, true); }
+                Op::FileRead(i) => { w.access_file(i, false); }
+                Op::ClearYoung => w.clear_young(),
+                Op::Age { force } => {
+                    let mut sc = w.sc(Reclaimer::Kswapd);
+                    sc.now_ns = now_ns;
+                    w.p.age(&mut w.mm, true, force, &mut sc);
+                }
+                Op::Evict { swappiness, kswapd } => {
+                    let mut sc = w.sc(if kswapd { Reclaimer::Kswapd } else { Reclaimer::Direct });
+                    w.p.evict(&mut w.mm, &mut sc, ENV, swappiness);
+                }
+                Op::Shrink { kswapd, priority } => {
+                    let mut sc = w.sc(if kswapd { Reclaimer::Kswapd } else { Reclaimer::Direct });
+                    sc.priority = priority;
+                    sc.now_ns = now_ns;
+                    w.p.shrink_node(&mut w.mm, &mut sc, ENV);
+                }
+                Op::AgeNode => {
+                    let mut sc = w.sc(Reclaimer::Kswapd);
+                    sc.now_ns = now_ns;
+                    w.p.age_node(&mut w.mm, &mut sc);
+                }
+            }
+            w.check();
+        }
+    }
+
+    /// A page whose accessed bit was set after the last aging survives every
+    /// eviction from the oldest generations (it is activated or kept, never freed).
+    #[test]
+    fn page_accessed_since_last_aging_is_never_evicted(
+        touched in prop::collection::btree_set(0u32..128, 1..40),
+        rework in any::<bool>(),
+        swappiness in 1u32..=200,
+        kswapd in any::<bool>(),
+    ) {
+        let mut w = world(256, 128, swappiness, rework);
+        for i in 0..128 {
+            assert!(w.fault_anon(i));
+        }
+        // Nothing accessed: three agings push every page to the oldest generations.
+        for _ in 0..3 {
+            w.clear_young();
+            let mut sc = w.sc(Reclaimer::Kswapd);
+            w.p.age(&mut w.mm, true, true, &mut sc);
+        }
+        w.clear_young();
+        for &i in &touched {
+            w.mm.regions[w.anon.0 as usize].ptes[i as usize].touch(false);
+        }
+        // Evict until no progress, without aging.
+        let mut sc = w.sc(if kswapd { Reclaimer::Kswapd } else { Reclaimer::Direct });
+        let mut rounds = 0;
+        while w.p.evict(&mut w.mm, &mut sc, ENV, swappiness) > 0 {
+            rounds += 1;
+            prop_assert!(rounds < 1000);
+        }
+        prop_assert!(w.mm.stat.get(VmEvent::PgstealAnon) > 0, "nothing was evicted");
+        for &i in &touched {
+            prop_assert!(w.mm.regions[w.anon.0 as usize].ptes[i as usize].is_present(), "accessed page {} was evicted", i);
+        }
+        w.check();
+    }
+}
+
+/// Anon and file pages in every generation, so both types can be evicted.
+fn mixed_world(swappiness: u32) -> World {
+    let mut w = world(512, 128, swappiness, false);
+    for i in 0..128 {
+        w.fault_anon(i);
+        w.access_file(i, true);
+    }
+    for _ in 0..3 {
+        w.clear_young();
+        let mut sc = w.sc(Reclaimer::Kswapd);
+        w.p.age(&mut w.mm, true, true, &mut sc);
+    }
+    w.clear_young();
+    w
+}
+
+#[test]
+fn swappiness_0_evicts_only_file_and_200_only_anon() {
+    let mut w = mixed_world(0);
+    assert_eq!(w.p.type_to_scan(0), FILE);
+    let mut sc = w.sc(Reclaimer::Direct);
+    while w.p.evict(&mut w.mm, &mut sc, ENV, 0) > 0 {}
+    assert_eq!(w.mm.stat.get(VmEvent::PgscanAnon), 0);
+    assert!(w.mm.stat.get(VmEvent::PgstealFile) > 0);
+
+    let mut w = mixed_world(200);
+    assert_eq!(w.p.type_to_scan(200), ANON);
+    let mut sc = w.sc(Reclaimer::Direct);
+    // One batch: 64 anon pages isolated, file untouched.
+    assert!(w.p.evict(&mut w.mm, &mut sc, ENV, 200) > 0);
+    assert_eq!(w.mm.stat.get(VmEvent::PgscanFile), 0);
+    assert_eq!(w.mm.stat.get(VmEvent::PgscanAnon), 64);
+}
+
+#[test]
+fn insertion_by_origin() {
+    let mut w = world(64, 16, 60, false);
+    let max_seq = w.p.lrugen().max_seq;
+    w.fault_anon(0);
+    w.access_file(0, false);
+    w.access_file(1, true);
+    let gen = |w: &World, pfn| folio_gen(&w.mm.frames[pfn]).unwrap();
+    let anon = w.mm.regions[w.anon.0 as usize].ptes[0].pfn().unwrap();
+    let read = w.mm.files[w.file.0 as usize].cache[0].pfn().unwrap();
+    let fault = w.mm.files[w.file.0 as usize].cache[1].pfn().unwrap();
+    // Faulted pages start in the youngest generation; read() pages in the oldest.
+    assert_eq!(gen(&w, anon), gen_from_seq(max_seq));
+    assert_eq!(gen(&w, fault), gen_from_seq(max_seq));
+    assert_eq!(gen(&w, read), gen_from_seq(w.p.lrugen().min_seq[FILE]));
+    assert!(w.mm.frames[read].flags.has(PageFlags::REFERENCED), "read() marks the page accessed");
+}
+
+#[test]
+fn aging_promotes_young_pages_and_retires_the_oldest_generation() {
+    let mut w = world(64, 16, 60, false);
+    for i in 0..4 {
+        w.fault_anon(i);
+    }
+    // 4 generations (max 3, min 0): the aging must retire seq 0 for both types.
+    let mut sc = w.sc(Reclaimer::Kswapd);
+    sc.now_ns = 5_000_000;
+    assert!(w.p.age(&mut w.mm, true, true, &mut sc));
+    let g = w.p.lrugen();
+    assert_eq!((g.max_seq, g.min_seq), (4, [1, 1]));
+    // All four pages had young PTEs (from the fault): the walk moved them to the
+    // walk's max_seq (3), before the new generation 4 opened; PTEs cleared.
+    assert_eq!(g.nr_pages(gen_from_seq(3), ANON), 4);
+    assert_eq!(g.nr_pages(gen_from_seq(4), ANON), 0);
+    assert!(w.mm.regions[w.anon.0 as usize].ptes[..4].iter().all(|p| !p.young()));
+    // force_scan visits both regions (2 mms, one PMD each); the file mapping's
+    // PMD is not young (non-leaf shortcut), so only the anon table's 16 PTEs are read.
+    assert_eq!((sc.work.walk_mms, sc.work.walk_pmds, sc.work.walk_ptes), (2, 2, 16));
+    let dump = w.p.lru_gen_dump(9_000_000).unwrap();
+    let lines: Vec<&str> = dump.lines().collect();
+    assert_eq!(lines[0], "memcg     0 ");
+    assert_eq!(lines[1], " node     0");
+    // seq 3 born at 0, seq 4 at 5 ms: ages 9 and 4 ms at 9 ms.
+    assert_eq!(lines[4], format!(" {:10} {:10} {:10}  {:10} ", 3, 9, 4, 0));
+    assert_eq!(lines[5], format!(" {:10} {:10} {:10}  {:10} ", 4, 4, 0, 0));
+}
+
+#[test]
+fn debugfs_commands_check_their_sequence_numbers() {
+    let mut w = world(64, 16, 60, false);
+    let mut sc = w.sc(Reclaimer::Direct);
+    assert_eq!(w.p.lru_gen_write(&mut w.mm, "+ 0 0 9", &mut sc, ENV), Err("EINVAL"));
+    // Without force_scan and with 4 generations the aging would be pointless.
+    assert_eq!(w.p.lru_gen_write(&mut w.mm, "+ 0 0 3 60 0", &mut sc, ENV), Err("ERANGE"));
+    assert_eq!(w.p.lru_gen_write(&mut w.mm, "+ 0 0 3", &mut sc, ENV), Ok(()));
+    assert_eq!(w.p.lrugen().max_seq, 4);
+    // Eviction needs min_gen + 2 <= max_seq.
+    assert_eq!(w.p.lru_gen_write(&mut w.mm, "- 0 0 3", &mut sc, ENV), Err("EINVAL"));
+    assert_eq!(w.p.lru_gen_write(&mut w.mm, "- 0 0 2", &mut sc, ENV), Ok(()));
+    assert_eq!(w.p.lru_gen_write(&mut w.mm, "x 0 0 2", &mut sc, ENV), Err("EINVAL"));
+}
+
+#[test]
+fn min_ttl_protects_a_young_oldest_generation() {
+    let mut w = world(64, 16, 60, false);
+    w.p = Mglru::new(ReclaimConfig { lru_gen: LruGenConfig { min_ttl_ms: 1000, ..LruGenConfig::default() }, ..ReclaimConfig::default() });
+    for i in 0..8 {
+        w.fault_anon(i);
+    }
+    // Everything is in seq 3: an eviction attempt skips the empty seqs 0 and 1,
+    // leaving two generations, so the aging is needed.
+    let mut sc = w.sc(Reclaimer::Kswapd);
+    assert_eq!(w.p.evict(&mut w.mm, &mut sc, ENV, 60), 0);
+    assert_eq!(w.p.lrugen().min_seq, [2, 2]);
+    // The oldest file generation (seq 2, born at 0) is younger than min_ttl at
+    // 500 ms: kswapd does not age (the kernel would invoke the OOM killer).
+    sc.now_ns = 500_000_000;
+    w.p.age_node(&mut w.mm, &mut sc);
+    assert_eq!(w.p.lrugen().max_seq, 3);
+    assert!(w.p.lru_gen_dump(sc.now_ns).unwrap().contains("min_ttl OOM invocations 1"));
+    // At 1.5 s and the default priority it is old enough: the aging runs.
+    sc.now_ns = 1_500_000_000;
+    sc.priority = 12;
+    w.p.age_node(&mut w.mm, &mut sc);
+    assert_eq!(w.p.lrugen().max_seq, 4);
+}
