@@ -53,6 +53,8 @@ def run(
     the run cannot complete; a policy plug-in's own exception is re-raised.
     """
     workloads = [workload] if isinstance(workload, str) else list(workload)
+    if not workloads:
+        raise BadInput("no workload: give at least one (reclaimsim workloads lists them)")
     if timeseries_ms is not None and not timeseries_ms > 0:
         raise BadInput(f"timeseries_ms {timeseries_ms}: expected a positive number of milliseconds")
     interval = None if timeseries_ms is None else max(1, round(timeseries_ms * 1e6))

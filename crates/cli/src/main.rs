@@ -7,6 +7,7 @@ mod output;
 mod reproduce;
 mod runner;
 mod sweep;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,6 +36,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Compare result documents side by side, mmtests style (vmstat rows, derived ratios, changes).
     Compare(compare::CompareArgs),
+    /// Convert, record, inspect and synthesize traces (see docs/trace-format.md).
+    Trace(trace_cmd::TraceArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
 }
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
         Command::Sweep(args) => sweep::sweep(args),
+        Command::Trace(args) => trace_cmd::trace(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -26,8 +26,11 @@ impl std::error::Error for UsageError {}
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Workload NAME[:key=value,...]; repeat to run several side by side (see `reclaimsim workloads`).
-    #[arg(long = "workload", short = 'w', required = true)]
+    #[arg(long = "workload", short = 'w', required_unless_present = "trace")]
     pub workloads: Vec<String>,
+    /// Replay this trace (reclaimsim trace format) as one more thread; also reports Belady's minimum faults.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
     /// Kernel profile (see `reclaimsim profiles`).
     #[arg(long, default_value = "v6.2")]
     pub profile: String,
@@ -55,7 +58,8 @@ pub struct RunArgs {
     pub timeseries: Option<f64>,
 }
 
-fn usage(msg: impl Into<String>) -> anyhow::Error {
+/// A [`UsageError`] as an `anyhow::Error`.
+pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     UsageError(msg.into()).into()
 }
 
@@ -108,15 +112,22 @@ pub fn execute(p: Prepared, paranoid: bool) -> Result<(RunReport, f64)> {
     Ok((report, started.elapsed().as_secs_f64()))
 }
 
-/// `reclaimsim run`.
-pub fn run(args: RunArgs) -> Result<()> {
+/// The request `run`'s arguments describe (the workloads; a trace is added by the caller).
+pub fn request(args: &RunArgs) -> Result<Request> {
     let timeseries_ns = match args.timeseries {
         Some(ms) if ms.is_finite() && ms > 0.0 => Some((ms * 1e6).round().max(1.0) as u64),
         Some(ms) => return Err(usage(format!("--timeseries {ms}: expected a positive number of milliseconds"))),
         None => None,
     };
-    let req = Request { workloads: args.workloads.clone(), profile: args.profile.clone(), settings: args.settings.clone(), seed: args.seed, timeseries_ns };
-    let p = prepare_request(&req)?;
+    Ok(Request { workloads: args.workloads.clone(), profile: args.profile.clone(), settings: args.settings.clone(), seed: args.seed, timeseries_ns })
+}
+
+/// `reclaimsim run`.
+pub fn run(args: RunArgs) -> Result<()> {
+    if args.trace.is_some() {
+        return crate::trace_cmd::run_trace(&args);
+    }
+    let p = prepare_request(&request(&args)?)?;
     let info = p.info.clone();
     let (report, wall) = execute(p, args.paranoid)?;
     crate::output::print_report(&report, wall, !args.quiet);

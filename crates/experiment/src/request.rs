@@ -54,11 +54,6 @@ pub fn prepare(req: &Request) -> Result<Prepared, InputError> {
             .set(k.trim(), v.trim())
             .map_err(|e| err(format!("--set {s}: {e}")))?;
     }
-    if req.workloads.is_empty() {
-        return Err(err(
-            "no workload: give at least one (see `reclaimsim workloads`)".into(),
-        ));
-    }
     if req.timeseries_ns == Some(0) {
         return Err(err("timeseries interval must be positive".into()));
     }

@@ -66,7 +66,11 @@ impl Metric {
     /// How our figures compare with the expected direction and the seed's size of change.
     pub fn verdict(&self) -> Verdict {
         let Some(ours) = Metric::change(&self.ours) else {
-            return if self.ours.iter().all(|v| *v == 0.0) && matches!(self.expect, Expect::Same(_)) { Verdict::Agrees } else { Verdict::Disagrees };
+            return match self.expect {
+                _ if !self.ours.iter().all(|v| *v == 0.0) => Verdict::Disagrees,
+                Expect::Same(_) => Verdict::Agrees,
+                Expect::Lower | Expect::Higher => Verdict::Zero,
+            };
         };
         let seed: Option<Vec<f64>> = self.seed.iter().copied().collect();
         let seed = seed.as_deref().and_then(Metric::change);
@@ -99,6 +103,8 @@ pub enum Verdict {
     Weak,
     /// The opposite direction (or outside the tolerance).
     Disagrees,
+    /// Ours is zero throughout: the effect does not arise at our scale.
+    Zero,
 }
 
 impl Verdict {
@@ -108,6 +114,7 @@ impl Verdict {
             Verdict::Agrees => "agrees",
             Verdict::Weak => "weak",
             Verdict::Disagrees => "DISAGREES",
+            Verdict::Zero => "zero (not reproduced)",
         }
     }
 }

@@ -1,0 +1,143 @@
+//! The trace commands of issue #6: convert, stats, record, synth, and
+//! `run --trace` with `opt_faults`, on fixtures in tests/fixtures.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn reclaimsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).output().unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = reclaimsim(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/../../tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("reclaimsim-trace-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn lirs_trace_runs_with_opt_faults() {
+    let d = scratch("lirs");
+    let t = d.join("multi1.rtrace");
+    let out = ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), s(&t)]);
+    assert!(out.contains("0 address spaces, 1 files, 2606 pages declared"), "{out}");
+    let mut docs = Vec::new();
+    for name in ["a.json", "b.json"] {
+        let j = d.join(name);
+        let out = ok(&["run", "-q", "--trace", s(&t), "--set", "memory=1M", "--set", "swap=none", "--json", s(&j)]);
+        assert!(out.contains("# faults / optimum"), "{out}");
+        let mut v = json(&j);
+        v["sim"].as_object_mut().unwrap().remove("wall_seconds");
+        docs.push(v);
+    }
+    assert_eq!(docs[0], docs[1], "same inputs, same document");
+    let v = &docs[0];
+    // Belady MIN at 256 pages, cross-checked against a scan-ahead MIN in crates/trace/tests/optimum.rs.
+    assert_eq!(v["opt_faults"], 7512);
+    assert_eq!(v["opt_capacity_pages"], 256);
+    assert_eq!(v["trace"]["refs"], 15_858);
+    let faults = v["faults"].as_u64().unwrap();
+    assert_eq!(v["vmstat"]["swap_ra"], 0, "no swap: no readahead");
+    assert_eq!(faults, v["vmstat"]["pgalloc_normal"].as_u64().unwrap());
+    // No policy beats the optimum; every page read is one page-cache miss here.
+    assert!((7512..=15_858).contains(&faults), "{faults}");
+    assert_eq!(faults * 4, v["vmstat"]["pgpgin"].as_u64().unwrap());
+    assert!((v["faults_over_opt"].as_f64().unwrap() - faults as f64 / 7512.0).abs() < 1e-12);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn lackey_fixture_of_a_real_program_has_its_counters() {
+    let d = scratch("lackey");
+    let j = d.join("stats.json");
+    let fx = fixture("lackey-sort.rtrace");
+    let out = ok(&["trace", "stats", &fx, "--sizes", "16,64,256", "--opt", "--json", s(&j)]);
+    assert!(out.contains("records            495627 (access 495627)"), "{out}");
+    let v = json(&j);
+    assert_eq!(v["records"], 495_627);
+    assert_eq!(v["refs"], 495_627);
+    assert_eq!(v["writes"], 41_158);
+    assert_eq!(v["distinct_pages"], 237);
+    assert_eq!(v["footprint_bytes"], 237 * 4096);
+    let mrc = v["mrc"].as_array().unwrap();
+    let lru: Vec<u64> = mrc.iter().map(|e| e["lru_misses"].as_u64().unwrap()).collect();
+    let opt: Vec<u64> = mrc.iter().map(|e| e["opt_misses"].as_u64().unwrap()).collect();
+    assert_eq!(lru, [8520, 644, 237]);
+    assert_eq!(opt, [4756, 416, 237]);
+    // On the machine: a 64-page memory, the optimum at the same size.
+    let r = d.join("run.json");
+    ok(&["run", "-q", "--trace", &fx, "--set", "memory=256K", "--set", "swap=zram:16M", "--json", s(&r)]);
+    let v = json(&r);
+    assert_eq!(v["opt_faults"], 416);
+    assert!(v["faults"].as_u64().unwrap() >= 416);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn synthetic_trace_through_stdin() {
+    let d = scratch("synth");
+    let t = d.join("synth.rtrace");
+    ok(&["trace", "synth", "--records", "20000", "--pages", "512", "--hot-pages", "64", s(&t)]);
+    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+        .args(["run", "-q", "--trace", "-", "--set", "memory=1M"])
+        .stdin(std::fs::File::open(&t).unwrap())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("# trace              20000 references"), "{text}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn record_runs_a_program_under_lackey() {
+    let d = scratch("record");
+    let t = d.join("true.rtrace");
+    let out = reclaimsim(&["trace", "record", "-o", s(&t), "--", "/bin/true"]);
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("install valgrind to record traces"));
+        return;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("lackey trace of `/bin/true`, exit status 0"), "{text}");
+    let stats = ok(&["trace", "stats", s(&t)]);
+    let refs: u64 = stats.lines().find_map(|l| l.strip_prefix("page references    ")).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(refs > 10_000, "a dynamically linked program touches more than this: {refs}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn bad_trace_input_exits_2_naming_the_line_or_offset() {
+    let d = scratch("bad");
+    let bad = d.join("bad.txt");
+    std::fs::write(&bad, "1\n2\nthree\n").unwrap();
+    let t = d.join("out.rtrace");
+    let out = reclaimsim(&["trace", "convert", "--from", "pages", s(&bad), s(&t)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.txt:3: expected a decimal page number: three"));
+    assert!(!t.exists(), "no output on failure");
+    let out = reclaimsim(&["trace", "convert", "--from", "nosuch", s(&bad), s(&t)]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format `nosuch`; valid formats: lackey, oracle-general, csv, txt, pages, addresses, strace"));
+    let out = reclaimsim(&["run", "--trace", s(&bad)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.txt: byte offset 0: wrong magic"), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::remove_dir_all(&d).unwrap();
+}

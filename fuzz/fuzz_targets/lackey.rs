@@ -1,0 +1,6 @@
+#![no_main]
+//! Fuzz the `lackey` converter.
+
+mod common;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| common::check(trace::convert::Format::Lackey, data));
