@@ -2,7 +2,7 @@
 //! flags, CPU costs. Parsed from `key=value` settings, validated once, then
 //! resolved into the objects the engine uses.
 
-use crate::device::DeviceKind;
+use crate::device::{DeviceKind, DeviceOverrides};
 use crate::swap_ra::RaMode;
 use crate::writeback::WritebackKnobs;
 use reclaim::{Balance, DirtyThrottle, ReclaimConfig, ReclaimWork};
@@ -133,6 +133,10 @@ pub struct Config {
     pub reclaim: ReclaimConfig,
     /// CPU costs.
     pub cpu: CpuCosts,
+    /// Overrides of the swap device preset (`swap.latency_us`, ...).
+    pub swap_params: DeviceOverrides,
+    /// Overrides of the filesystem device preset (`fs.latency_us`, ...).
+    pub fs_params: DeviceOverrides,
     /// `vm.dirty_*` writeback knobs.
     pub writeback: WritebackKnobs,
     /// `read_ahead_kb` of the filesystem device: pages read after a page-cache miss.
@@ -160,6 +164,8 @@ impl Default for Config {
             lru: "classic".into(),
             reclaim: ReclaimConfig::default(),
             cpu: CpuCosts::default(),
+            swap_params: DeviceOverrides::default(),
+            fs_params: DeviceOverrides::default(),
             writeback: WritebackKnobs::default(),
             read_ahead_kb: 0,
             time_limit_ns: 0,
@@ -267,6 +273,22 @@ macro_rules! wb_knob {
     };
 }
 
+/// A device parameter override: `None` shows as `preset`; `scale` converts the
+/// setting's unit to the field's (1000 for microseconds to ns, 1_000_000 for MB/s).
+macro_rules! dev_param {
+    ($key:literal, $dev:ident, $field:ident, $scale:literal, $help:literal) => {
+        Setting {
+            key: $key,
+            help: $help,
+            get: |c| c.$dev.$field.map_or_else(|| "preset".to_string(), |v| (v / $scale).to_string()),
+            set: |c, v| {
+                c.$dev.$field = if v == "preset" { None } else { Some(parse_u64(v, 0, u64::MAX / $scale)? * $scale) };
+                Ok(())
+            },
+        }
+    };
+}
+
 macro_rules! cpu {
     ($key:literal, $field:ident, $help:literal) => {
         Setting {
@@ -316,6 +338,16 @@ pub const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    dev_param!("swap.latency_us", swap_params, latency_ns, 1000, "swap device access latency per request, us (presets: hdd 4170 = half a 7200 rpm turn, ssd 90, nvme 20)"),
+    dev_param!("swap.seek_us", swap_params, seek_ns, 1000, "swap device seek per non-sequential request, us (preset: hdd 4200, others 0)"),
+    dev_param!("swap.bandwidth_mbps", swap_params, bytes_per_sec, 1_000_000, "swap device transfer bandwidth, MB/s (presets: hdd 160, ssd 520, nvme 2800)"),
+    dev_param!("swap.channels", swap_params, channels, 1, "swap device requests served in parallel (presets: hdd 1, ssd 8, nvme 32)"),
+    dev_param!("swap.read_cpu_ns", swap_params, read_cpu_ns, 1, "CPU per page read on zram/pmem, ns (presets: zram 1000 lzo-rle decompress, pmem 1000)"),
+    dev_param!("swap.write_cpu_ns", swap_params, write_cpu_ns, 1, "CPU per page written on zram/pmem, ns (presets: zram 3000 lzo-rle compress, pmem 1000)"),
+    dev_param!("fs.latency_us", fs_params, latency_ns, 1000, "filesystem device access latency per request, us (presets as swap.latency_us)"),
+    dev_param!("fs.seek_us", fs_params, seek_ns, 1000, "filesystem device seek per non-sequential request, us"),
+    dev_param!("fs.bandwidth_mbps", fs_params, bytes_per_sec, 1_000_000, "filesystem device transfer bandwidth, MB/s"),
+    dev_param!("fs.channels", fs_params, channels, 1, "filesystem device requests served in parallel"),
     Setting {
         key: "vm.swappiness",
         help: "relative IO cost of swapping vs file IO, 0..200 (kernel default 60)",
@@ -539,6 +571,11 @@ impl Config {
         }
         if self.swap_bytes != 0 && self.swap_bytes < 2 * mm::PAGE_SIZE {
             return Err(ConfigError::Inconsistent("swap must be at least 8K (header page + one slot), or none".into()));
+        }
+        for (key, o) in [("swap.bandwidth_mbps", &self.swap_params), ("fs.bandwidth_mbps", &self.fs_params)] {
+            if o.bytes_per_sec == Some(0) {
+                return Err(ConfigError::Inconsistent(format!("{key}=0: a device needs some bandwidth (at least 1 MB/s)")));
+            }
         }
         if self.fs_kind == DeviceKind::Zram {
             return Err(ConfigError::Inconsistent("fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into()));

@@ -87,6 +87,40 @@ impl DeviceKind {
     }
 }
 
+/// Overrides of a device preset's parameters, by name (`swap.latency_us=50`).
+/// `None` keeps the preset's value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceOverrides {
+    /// Per-request access latency, ns.
+    pub latency_ns: Option<Nanos>,
+    /// Seek time of a non-sequential request (rotational devices), ns.
+    pub seek_ns: Option<Nanos>,
+    /// Shared transfer bandwidth, bytes per second.
+    pub bytes_per_sec: Option<u64>,
+    /// Requests served in parallel (internal channels).
+    pub channels: Option<u64>,
+    /// CPU time per page read on a synchronous device, ns.
+    pub read_cpu_ns: Option<Nanos>,
+    /// CPU time per page written on a synchronous device, ns.
+    pub write_cpu_ns: Option<Nanos>,
+}
+
+impl DeviceKind {
+    /// The preset with `o` applied.
+    pub fn build(self, o: &DeviceOverrides) -> Device {
+        let mut d = self.preset();
+        d.latency_ns = o.latency_ns.unwrap_or(d.latency_ns);
+        d.seek_ns = o.seek_ns.unwrap_or(d.seek_ns);
+        d.bytes_per_sec = o.bytes_per_sec.unwrap_or(d.bytes_per_sec);
+        d.read_cpu_ns = o.read_cpu_ns.unwrap_or(d.read_cpu_ns);
+        d.write_cpu_ns = o.write_cpu_ns.unwrap_or(d.write_cpu_ns);
+        if let (Some(n), false) = (o.channels, d.sync) {
+            d.channels = vec![0; n.max(1) as usize];
+        }
+        d
+    }
+}
+
 /// One device instance with its queue state.
 #[derive(Clone, Debug)]
 pub struct Device {
@@ -246,6 +280,17 @@ mod tests {
         assert_eq!(d.queued(t), CONGESTION_OFF - 1);
         assert_eq!(d.pages_done_at(t, 2), Some(done[CONGESTION_ON - CONGESTION_OFF + 2]));
         assert_eq!(d.pages_done_at(t, 1000), None);
+    }
+
+    #[test]
+    fn overrides_replace_preset_parameters_by_name() {
+        let o = DeviceOverrides { latency_ns: Some(50_000), channels: Some(1), ..DeviceOverrides::default() };
+        let mut d = DeviceKind::Ssd.build(&o);
+        let xfer = 4096 * 1_000_000_000 / 520_000_000;
+        assert_eq!(d.submit(0, 1, false), 50_000 + xfer);
+        // One channel: the second request waits for the first.
+        assert_eq!(d.submit(0, 1, false), 2 * (50_000 + xfer));
+        assert_eq!(DeviceKind::Ssd.build(&DeviceOverrides::default()).latency_ns, 90_000);
     }
 
     #[test]

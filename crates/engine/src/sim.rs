@@ -210,7 +210,7 @@ impl SimBuilder {
         }
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
         let policy = (entry.build)(&cfg.reclaim);
-        let swap_dev = cfg.swap_kind.preset();
+        let swap_dev = cfg.swap_kind.build(&cfg.swap_params);
         let env = PageoutEnv { sync_swap: swap_dev.sync, now_ns: 0, fs_congested: false, dirty: cfg.reclaim.dirty };
         Ok(SimBuilder {
             m: Machine {
@@ -221,7 +221,7 @@ impl SimBuilder {
                 kswapd_gen: 0,
                 ra: SwapReadahead::new(cfg.page_cluster, cfg.vma_ra_enabled, swap_dev.rotational(), cfg.swap_ra),
                 swap_dev,
-                fs_dev: cfg.fs_kind.preset(),
+                fs_dev: cfg.fs_kind.build(&cfg.fs_params),
                 cfg,
                 env,
                 queue: EventQueue::default(),

@@ -41,6 +41,8 @@ pub enum Expect {
     Higher,
     /// The value should stay within the given relative tolerance (e.g. 0.1 = ±10%).
     Same(f64),
+    /// No regression: the value may rise, or fall by at most the given relative tolerance.
+    NoWorse(f64),
 }
 
 /// One row of the table: the seed's figures per variant and ours.
@@ -68,7 +70,7 @@ impl Metric {
         let Some(ours) = Metric::change(&self.ours) else {
             return match self.expect {
                 _ if !self.ours.iter().all(|v| *v == 0.0) => Verdict::Disagrees,
-                Expect::Same(_) => Verdict::Agrees,
+                Expect::Same(_) | Expect::NoWorse(_) => Verdict::Agrees,
                 Expect::Lower | Expect::Higher => Verdict::Zero,
             };
         };
@@ -77,6 +79,8 @@ impl Metric {
         match self.expect {
             Expect::Same(tol) if ours.abs() <= tol => Verdict::Agrees,
             Expect::Same(_) => Verdict::Disagrees,
+            Expect::NoWorse(tol) if ours >= -tol => Verdict::Agrees,
+            Expect::NoWorse(_) => Verdict::Disagrees,
             Expect::Lower | Expect::Higher => {
                 let sign = if self.expect == Expect::Lower { -1.0 } else { 1.0 };
                 if ours * sign <= 0.0 {

@@ -50,6 +50,7 @@ pub fn print_reproduction(r: &Reproduction) {
                 Expect::Lower => "lower".to_string(),
                 Expect::Higher => "higher".to_string(),
                 Expect::Same(t) => format!("within {:.0}%", t * 100.0),
+                Expect::NoWorse(t) => format!("no worse than -{:.0}%", t * 100.0),
             };
             line += &format!(" {:>9}  {} ({})", fmt_change(&m.ours), m.verdict().name(), want);
             println!("{line}");
