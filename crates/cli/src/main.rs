@@ -6,6 +6,7 @@ mod compare;
 mod output;
 mod reproduce;
 mod runner;
+mod sweep;
 mod trace_cmd;
 mod validate;
 
@@ -32,6 +33,8 @@ enum Command {
     Settings,
     /// Run a seed document's experiment before and after its change and print its table beside ours.
     Reproduce(reproduce::ReproduceArgs),
+    /// Run the cartesian product of a sweep specification (TOML) locally or on Ray; resumable.
+    Sweep(sweep::SweepArgs),
     /// Compare result documents side by side, mmtests style (vmstat rows, derived ratios, changes).
     Compare(compare::CompareArgs),
     /// Convert, record, inspect and synthesize traces (see docs/trace-format.md).
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::bench(args),
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
+        Command::Sweep(args) => sweep::sweep(args),
         Command::Trace(args) => trace_cmd::trace(args),
         Command::Validate(args) => validate::validate(args),
         Command::Driver { args } => driver::cli::main(&args).map_err(|e| anyhow::Error::new(runner::UsageError(e))),

@@ -2,13 +2,13 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use engine::{Config, Progress, RunReport, SimBuilder};
-use serde_json::{json, Map, Value};
+use engine::{Progress, RunReport};
+use experiment::Request;
+use serde_json::Value;
 use std::fmt;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use workload::WorkloadSpec;
 
 /// Bad command-line input (exit code 2).
 #[derive(Debug)]
@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// Print the /sys/kernel/debug/lru_gen listing at the end (lru=mglru).
     #[arg(long)]
     pub lru_gen_dump: bool,
+    /// Sample free pages, LRU sizes and reclaim counters every MS milliseconds
+    /// of virtual time into the JSON's `timeseries`.
+    #[arg(long, value_name = "MS")]
+    pub timeseries: Option<f64>,
 }
 
 /// A [`UsageError`] as an `anyhow::Error`.
@@ -59,106 +63,16 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     UsageError(msg.into()).into()
 }
 
-/// The configuration and workloads of a run, resolved.
-pub struct Prepared {
-    /// The machine and kernel configuration.
-    pub config: Config,
-    /// Workload specifications with every parameter.
-    pub workloads: Vec<WorkloadSpec>,
-    /// The ready simulation.
-    pub sim: engine::Sim,
-    /// Seed.
-    pub seed: u64,
-}
+pub use experiment::Prepared;
 
 /// Resolves arguments into a ready simulation; every input error is a [`UsageError`].
 pub fn prepare(profile: &str, settings: &[String], workloads: &[String], seed: u64) -> Result<Prepared> {
-    let (config, workloads, builder) = prepare_builder(profile, settings, workloads, seed)?;
-    Ok(Prepared { config, workloads, sim: builder.build(), seed })
+    prepare_request(&Request { workloads: workloads.to_vec(), profile: profile.into(), settings: settings.to_vec(), seed, timeseries_ns: None })
 }
 
-/// Like [`prepare`], but returns the builder so more threads can be added.
-pub fn prepare_builder(profile: &str, settings: &[String], workloads: &[String], seed: u64) -> Result<(Config, Vec<WorkloadSpec>, SimBuilder)> {
-    let mut config = Config::for_profile(profile).map_err(|e| usage(e.to_string()))?;
-    for s in settings {
-        let (k, v) = s.split_once('=').ok_or_else(|| usage(format!("--set `{s}`: expected KEY=VALUE")))?;
-        config.set(k.trim(), v.trim()).map_err(|e| usage(format!("--set {s}: {e}")))?;
-    }
-    let mut builder = SimBuilder::new(config.clone()).map_err(|e| usage(e.to_string()))?;
-    let mut resolved = Vec::new();
-    for (i, w) in workloads.iter().enumerate() {
-        let spec = WorkloadSpec::parse(w).map_err(|e| usage(format!("--workload {w}: {e}")))?;
-        resolved.push(workload::add_workload(&mut builder, &spec, seed, i as u64).map_err(|e| usage(format!("--workload {w}: {e}")))?);
-    }
-    Ok((config, resolved, builder))
-}
-
-/// The result document of a run.
-pub fn result_json(p_config: &Config, workloads: &[WorkloadSpec], seed: u64, r: &RunReport, wall_seconds: f64) -> Value {
-    let settings: Map<String, Value> = p_config.resolved().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
-    let vmstat: Map<String, Value> = r.vmstat.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-    let memcg: Map<String, Value> = r.memcg.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-    let work = |w: &reclaim::ReclaimWork| {
-        json!({
-            "pages_scanned": w.pages_scanned,
-            "pages_sorted": w.pages_sorted,
-            "pages_freed": w.pages_freed,
-            "pages_written": w.pages_written,
-            "rmap_walks": w.rmap_walks,
-            "rmap_ptes": w.rmap_ptes,
-            "walk_mms": w.walk_mms,
-            "walk_pmds": w.walk_pmds,
-            "walk_ptes": w.walk_ptes,
-        })
-    };
-    let psi_line = |l: &engine::PsiLine| json!({ "avg": l.avg, "total_us": l.total_ns / 1000 });
-    let dlat: Map<String, Value> = r.direct_reclaim_latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect();
-    let threads: Vec<Value> = r
-        .threads
-        .iter()
-        .map(|t| {
-            let lat: Map<String, Value> = t.latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect();
-            json!({
-                "name": t.name,
-                "ops": t.ops,
-                "ops_per_sec": t.ops_per_sec(),
-                "end_ns": t.end_ns,
-                "reclaim_stall_ns": t.reclaim_stall_ns,
-                "latency_ns": lat,
-                "latency_mean_ns": t.latency_mean_ns,
-            })
-        })
-        .collect();
-    json!({
-        "reclaimsim": env!("CARGO_PKG_VERSION"),
-        "config": {
-            "profile": p_config.profile,
-            "seed": seed,
-            "settings": settings,
-            "workloads": workloads.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
-        },
-        "vmstat": vmstat,
-        "memcg": if memcg.is_empty() { Value::Null } else { Value::Object(memcg) },
-        "threads": threads,
-        "reclaim": {
-            "kswapd_cpu_ns": r.kswapd_cpu_ns,
-            "direct_reclaim_ns": r.direct_reclaim_ns,
-            "direct_reclaims": r.direct_reclaims,
-            "direct_reclaim_latency_ns": dlat,
-            "work": { "kswapd": work(&r.kswapd_work), "direct": work(&r.direct_work) },
-            "lru_gen_writes": r.lru_gen_writes,
-            "throttled_ns": r.reclaim_throttled_ns,
-            "kswapd_efficiency_pct": r.kswapd_efficiency_pct(),
-            "kswapd_velocity": r.kswapd_velocity(),
-        },
-        "psi": { "memory": { "some": psi_line(&r.psi.some), "full": psi_line(&r.psi.full) } },
-        "sim": {
-            "virtual_ns": r.virtual_ns,
-            "events": r.events,
-            "accesses": r.accesses,
-            "wall_seconds": wall_seconds,
-        },
-    })
+/// Resolves a request (shared with the Python package); every input error is a [`UsageError`].
+pub fn prepare_request(req: &Request) -> Result<Prepared> {
+    experiment::prepare(req).map_err(|e| usage(e.0))
 }
 
 /// Writes `value` to `path` atomically as pretty JSON.
@@ -170,7 +84,7 @@ pub fn write_json_atomic(path: &Path, value: &Value) -> Result<()> {
 pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
+    let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     Ok(())
@@ -187,7 +101,7 @@ pub fn execute(p: Prepared, paranoid: bool) -> Result<(RunReport, f64)> {
             eprint!("\r  simulated {:>9.3} s, {:>12} accesses", pr.virtual_ns as f64 / 1e9, pr.accesses);
         }
     };
-    let sim = p.sim;
+    let sim = p.builder.build();
     if paranoid {
         sim.check_invariants();
     }
@@ -198,23 +112,33 @@ pub fn execute(p: Prepared, paranoid: bool) -> Result<(RunReport, f64)> {
     Ok((report, started.elapsed().as_secs_f64()))
 }
 
+/// The request `run`'s arguments describe (the workloads; a trace is added by the caller).
+pub fn request(args: &RunArgs) -> Result<Request> {
+    let timeseries_ns = match args.timeseries {
+        Some(ms) if ms.is_finite() && ms > 0.0 => Some((ms * 1e6).round().max(1.0) as u64),
+        Some(ms) => return Err(usage(format!("--timeseries {ms}: expected a positive number of milliseconds"))),
+        None => None,
+    };
+    Ok(Request { workloads: args.workloads.clone(), profile: args.profile.clone(), settings: args.settings.clone(), seed: args.seed, timeseries_ns })
+}
+
 /// `reclaimsim run`.
 pub fn run(args: RunArgs) -> Result<()> {
     if args.trace.is_some() {
         return crate::trace_cmd::run_trace(&args);
     }
-    let p = prepare(&args.profile, &args.settings, &args.workloads, args.seed)?;
-    let (config, workloads, seed) = (p.config.clone(), p.workloads.clone(), p.seed);
+    let p = prepare_request(&request(&args)?)?;
+    let info = p.info.clone();
     let (report, wall) = execute(p, args.paranoid)?;
     crate::output::print_report(&report, wall, !args.quiet);
     if args.lru_gen_dump {
         match &report.lru_gen_dump {
             Some(d) => print!("{d}"),
-            None => println!("lru_gen: not available with lru={}", config.lru),
+            None => println!("lru_gen: not available with lru={}", info.config.lru),
         }
     }
     if let Some(path) = &args.json {
-        write_json_atomic(path, &result_json(&config, &workloads, seed, &report, wall))?;
+        write_json_atomic(path, &info.result_json(&report, wall))?;
     }
     Ok(())
 }

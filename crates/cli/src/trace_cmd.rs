@@ -414,20 +414,21 @@ fn stats_cmd(a: StatsArgs) -> Result<()> {
 /// MIN over the references it issued, with the machine's memory as capacity.
 pub fn run_trace(args: &RunArgs) -> Result<()> {
     let path = args.trace.as_ref().expect("run_trace needs --trace");
-    let (config, workloads, mut builder) = runner::prepare_builder(&args.profile, &args.settings, &args.workloads, args.seed)?;
+    let runner::Prepared { info, mut builder } = runner::prepare_request(&runner::request(args)?)?;
     let reader = open_trace(path)?;
     let ids = PageIds::new(reader.header());
     let installed = replay::install(&mut builder, reader.header()).map_err(|m| usage(format!("{}: {m}", path.display())))?;
     let (spool, f) = Scratch::new(None, "pageids")?;
     let (program, status) = Replay::new(reader, installed, Some(Box::new(BufWriter::with_capacity(1 << 16, f))));
     builder.add_thread("trace", Box::new(program));
-    let p = runner::Prepared { config: config.clone(), workloads: workloads.clone(), sim: builder.build(), seed: args.seed };
+    let p = runner::Prepared { info: info.clone(), builder };
     let (report, wall) = runner::execute(p, args.paranoid)?;
     let status = std::mem::take(&mut *status.borrow_mut());
     if let Some(e) = status.error {
         return Err(bad_input(e));
     }
     // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
+    let config = &info.config;
     let limit = if config.memcg_limit_bytes > 0 { config.memcg_limit_bytes.min(config.memory_bytes) } else { config.memory_bytes };
     let capacity = limit / mm::PAGE_SIZE;
     let opt = belady_from_spool(&spool.path, status.refs, ids.total(), &[capacity])?[0];
@@ -439,7 +440,7 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     println!("# trace              {} references{}", status.refs, if status.finished { "" } else { " (stopped by time_limit before its end)" });
     println!("# faults / optimum   {faults} / {opt} = {ratio:.3} (Belady MIN with {capacity} pages, first touches included)");
     if let Some(out) = &args.json {
-        let mut v: Value = runner::result_json(&config, &workloads, args.seed, &report, wall);
+        let mut v: Value = info.result_json(&report, wall);
         v["trace"] = json!({ "file": path.display().to_string(), "refs": status.refs, "finished": status.finished });
         v["opt_faults"] = json!(opt);
         v["opt_capacity_pages"] = json!(capacity);

@@ -20,6 +20,7 @@ pub mod report;
 pub mod sim;
 pub mod writeback;
 pub mod swap_ra;
+pub mod timeseries;
 
 pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};
@@ -27,6 +28,7 @@ pub use program::{Access, LruGenWrite, Program, Step};
 pub use psi::{PsiLine, PsiMemory};
 pub use report::{RunReport, ThreadReport};
 pub use sim::{Progress, SimBuilder, SimError, Sim};
+pub use timeseries::Timeseries;
 
 /// Nanoseconds of virtual time.
 pub type Nanos = u64;

@@ -1,5 +1,6 @@
 //! What a run reports: counters, gauges, per-thread results, engine statistics.
 
+use crate::timeseries::Timeseries;
 use crate::psi::PsiMemory;
 use crate::Nanos;
 use reclaim::ReclaimWork;
@@ -71,6 +72,8 @@ pub struct RunReport {
     /// Time kswapd and direct reclaimers slept in reclaim throttling
     /// (`congestion_wait`, `wait_iff_congested`, `reclaim_throttle`).
     pub reclaim_throttled_ns: Nanos,
+    /// Periodic samples, when asked for with [`crate::SimBuilder::sample_every`].
+    pub timeseries: Option<Timeseries>,
 }
 
 impl RunReport {

@@ -23,6 +23,7 @@ use crate::program::{Access, LruGenWrite, Program, Step};
 use crate::psi::Psi;
 use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
 use crate::swap_ra::{RaMode, SwapReadahead};
+use crate::timeseries::Sampler;
 use crate::{Nanos, JIFFY_NS};
 use hdrhistogram::Histogram;
 use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
@@ -35,6 +36,7 @@ use std::collections::BinaryHeap;
 use std::fmt;
 
 mod memcg_charge;
+mod hooks;
 
 /// A run that could not complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,6 +173,8 @@ struct Machine {
     reclaim_throttled_ns: Nanos,
     /// The memory cgroup holding the workload, if limited.
     memcg: Option<crate::memcg::Memcg>,
+    /// Periodic state samples (off unless asked for).
+    sampler: Sampler,
 }
 
 struct Thread {
@@ -263,6 +267,7 @@ impl SimBuilder {
                 flusher: Flusher::default(),
                 reclaim_throttled_ns: 0,
                 memcg,
+                sampler: Sampler::off(),
             },
             threads: Vec::new(),
         })
@@ -335,6 +340,7 @@ impl Sim {
             }
             debug_assert!(t >= now, "time went backwards: {t} < {now}");
             now = t;
+            self.m.sample_until(t);
             self.m.events += 1;
             match ev {
                 Event::Thread(tid) => self.run_thread(tid as usize, limit)?,
@@ -349,6 +355,7 @@ impl Sim {
                 progress(Progress { virtual_ns: now, accesses: self.accesses() });
             }
         }
+        self.m.sample_until(now.min(limit));
         Ok(self.report(now.min(limit)))
     }
 
@@ -360,7 +367,7 @@ impl Sim {
     fn run_thread(&mut self, tid: usize, limit: Nanos) -> Result<(), SimError> {
         let m = &mut self.m;
         let th = &mut self.threads[tid];
-        let mut horizon = m.queue.next_time().min(limit);
+        let mut horizon = m.horizon_after(th.clock, limit);
         let access_ns = m.cfg.cpu.access_ns;
         loop {
             let (access, started) = match th.pending.take() {
@@ -370,7 +377,7 @@ impl Sim {
                     Step::Think(ns) => {
                         m.psi.idle(th.clock, th.clock + ns);
                         th.clock += ns;
-                        if th.clock > horizon {
+                        if m.must_yield(th.clock, limit, &mut horizon) {
                             break;
                         }
                         continue;
@@ -409,10 +416,10 @@ impl Sim {
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
                     Err(Stall::MemcgOom) => return Err(SimError::MemcgOutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
                 }
-                horizon = m.queue.next_time().min(limit);
+                horizon = m.horizon_after(th.clock, limit);
                 m.psi.maybe_fold(m.queue.next_time().min(th.clock));
             }
-            if th.clock > horizon {
+            if m.must_yield(th.clock, limit, &mut horizon) {
                 break;
             }
         }
@@ -486,6 +493,7 @@ impl Sim {
             lru_gen_dump: self.m.policy.lru_gen_dump(end),
             lru_gen_writes: std::mem::take(&mut self.m.lru_gen_log),
             reclaim_throttled_ns: self.m.reclaim_throttled_ns,
+            timeseries: self.m.sampler.finish(),
         }
     }
 

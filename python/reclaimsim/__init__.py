@@ -1,0 +1,19 @@
+"""reclaimsim: a deterministic simulator of Linux page reclaim, from Python.
+
+    import reclaimsim
+    r = reclaimsim.run("hotcold", profile="v5.9", settings={"memory": "64M", "swap": "ssd:256M"})
+    r.vmstat["pswpin"], r.timeseries, r.threads
+    r.plot(path="hotcold.png")
+
+`run` calls the Rust core directly (no subprocess); its result document is
+the one `reclaimsim run --json` writes for the same inputs. `load` reads such a
+file. `Policy` is the base class of reclaim policies written in Python, and
+`load_sweep` reads the table of a `reclaimsim sweep`.
+"""
+
+from ._core import BadInput, SimulationError, __version__
+from .policy import Policy
+from .result import Result, load, run
+from .sweep import load_sweep
+
+__all__ = ["run", "load", "Result", "Policy", "load_sweep", "BadInput", "SimulationError", "__version__"]

@@ -1,0 +1,93 @@
+"""The Python API: results equal the CLI's JSON, DataFrames, loading, plots, errors."""
+
+import json
+
+import pytest
+from conftest import run_cli
+
+import reclaimsim
+
+
+def without_wall_clock(doc: dict) -> dict:
+    doc = json.loads(json.dumps(doc))
+    doc["sim"].pop("wall_seconds")
+    return doc
+
+
+CASES = [
+    # (workloads, profile, settings, seed, timeseries ms)
+    (["hotcold:rounds=3"], "v5.9", {"memory": "32M", "swap": "ssd:128M"}, 1, 5.0),
+    (["ebizzy:threads=2,size=1.3x,ops=50000", "fileloop:size=0.4x,pattern=zipf,ops=30000"], "v5.8", {"memory": "16M", "swap": "zram:64M", "vm.swappiness": 150, "anon_workingset": True}, 7, None),
+]
+
+
+@pytest.mark.parametrize("workloads,profile,settings,seed,ts_ms", CASES)
+def test_python_result_equals_cli_json(cli, tmp_path, workloads, profile, settings, seed, ts_ms):
+    out = tmp_path / "run.json"
+    args = ["run", "--profile", profile, "--seed", str(seed), "--json", str(out), "--quiet"]
+    for w in workloads:
+        args += ["--workload", w]
+    for s in reclaimsim.result.settings_list(settings):
+        args += ["--set", s]
+    if ts_ms:
+        args += ["--timeseries", str(ts_ms)]
+    run_cli(cli, *args)
+    from_cli = reclaimsim.load(out)
+    from_py = reclaimsim.run(workloads, profile=profile, settings=settings, seed=seed, timeseries_ms=ts_ms)
+    assert without_wall_clock(from_py.doc) == without_wall_clock(from_cli.doc)
+    assert ("timeseries" in from_py.doc) == bool(ts_ms)
+
+
+def test_dataframes_follow_the_document():
+    r = reclaimsim.run(["anon:size=1.5x,pattern=uniform,ops=40000,threads=2"], settings={"memory": "16M", "swap": "ssd:64M"}, timeseries_ms=2)
+    ts = r.timeseries
+    rows = r.doc["timeseries"]["rows"]
+    assert len(ts) == len(rows) == r.sim["virtual_ns"] // 2_000_000
+    assert list(ts.columns) == r.doc["timeseries"]["columns"]
+    assert ts.index.name == "time_s" and ts.index[0] == pytest.approx(0.002)
+    assert (ts["pswpout"].diff().dropna() >= 0).all()
+    assert (ts[["nr_free_pages", "nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file"]].sum(axis=1) == 16 * 256).all()
+    th = r.threads
+    assert list(th.index) == [t["name"] for t in r.doc["threads"]]
+    assert th["ops"].sum() == r.sim["accesses"]
+    assert th.loc[th.index[0], "p99_ns"] == r.doc["threads"][0]["latency_ns"]["p99"]
+    assert r.config["settings"]["memory"] == "16M" and r.vmstat["pswpout"] > 0
+
+
+def test_no_timeseries_when_not_asked():
+    r = reclaimsim.run("anon:size=0.2x,passes=1", settings={"memory": "16M"}, timeseries_ms=None)
+    assert "timeseries" not in r.doc and r.timeseries.empty
+
+
+def test_save_and_load_round_trip(tmp_path):
+    r = reclaimsim.run("anon:size=0.2x,passes=1", settings={"memory": "16M"})
+    r.save(tmp_path / "r.json")
+    assert reclaimsim.load(tmp_path / "r.json").doc == r.doc
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_bad_input_names_the_problem():
+    with pytest.raises(reclaimsim.BadInput, match="unknown workload `nosuch`"):
+        reclaimsim.run("nosuch")
+    with pytest.raises(reclaimsim.BadInput, match="--set memory=lots"):
+        reclaimsim.run("anon", settings={"memory": "lots"})
+    with pytest.raises(reclaimsim.BadInput, match="v1.0"):
+        reclaimsim.run("anon", profile="v1.0")
+    with pytest.raises(reclaimsim.BadInput, match="positive"):
+        reclaimsim.run("anon", timeseries_ms=0)
+    assert issubclass(reclaimsim.BadInput, ValueError)
+
+
+def test_out_of_memory_is_a_simulation_error():
+    with pytest.raises(reclaimsim.SimulationError, match="out of memory"):
+        reclaimsim.run("anon:size=2x,passes=1", settings={"memory": "16M", "swap": "ssd:4M"})
+
+
+@pytest.mark.parametrize("kind", ["overview", "memory", "reclaim", "latency"])
+def test_plots_write_png(tmp_path, kind):
+    r = reclaimsim.run("hotcold:rounds=2", settings={"memory": "16M", "swap": "ssd:64M"})
+    fig = r.plot(kind, path=tmp_path / f"{kind}.png")
+    assert (tmp_path / f"{kind}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(fig.axes) == (3 if kind == "overview" else 1)
+    with pytest.raises(ValueError, match="expected overview"):
+        r.plot("pie")
