@@ -174,12 +174,13 @@ impl FolioHooks for PluginHooks<'_, '_> {
 
 #[pymethods]
 impl ScanView {
-    /// `"kswapd"` or `"direct"`.
+    /// `"kswapd"`, `"direct"` or `"memcg"` (limit reclaim).
     #[getter]
     fn reclaimer(&self) -> PyResult<&'static str> {
         Ok(match self.sc()?.reclaimer {
             Reclaimer::Kswapd => "kswapd",
             Reclaimer::Direct => "direct",
+            Reclaimer::Memcg => "memcg",
         })
     }
 
@@ -276,14 +277,15 @@ impl ScanView {
         self.freed[0] += freed[0];
         self.freed[1] += freed[1];
         let n = scanned[0] + scanned[1];
-        let (scan_ev, steal_ev) = match sc.reclaimer {
-            Reclaimer::Kswapd => (VmEvent::PgscanKswapd, VmEvent::PgstealKswapd),
-            Reclaimer::Direct => (VmEvent::PgscanDirect, VmEvent::PgstealDirect),
-        };
-        mm.stat.count(scan_ev, n);
+        // Memcg limit reclaim counts neither the kswapd nor the direct events.
+        if let Some(ev) = sc.reclaimer.pgscan() {
+            mm.stat.count(ev, n);
+        }
         mm.stat.count(VmEvent::PgscanAnon, scanned[0]);
         mm.stat.count(VmEvent::PgscanFile, scanned[1]);
-        mm.stat.count(steal_ev, nr_reclaimed);
+        if let Some(ev) = sc.reclaimer.pgsteal() {
+            mm.stat.count(ev, nr_reclaimed);
+        }
         mm.stat.count(VmEvent::PgstealAnon, freed[0]);
         mm.stat.count(VmEvent::PgstealFile, freed[1]);
         sc.work.pages_scanned += n;
