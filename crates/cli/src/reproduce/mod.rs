@@ -207,7 +207,12 @@ pub fn counter(reports: &[RunReport], name: &str) -> Vec<f64> {
 
 /// Throughput of each report: operations per second summed over its threads.
 pub fn throughput(reports: &[RunReport]) -> Vec<f64> {
-    reports.iter().map(|r| r.threads.iter().map(|t| t.ops_per_sec()).sum()).collect()
+    reports.iter().map(|r| ops_per_sec_of(r, "")).collect()
+}
+
+/// Operations per second summed over the threads whose names start with `prefix`.
+pub fn ops_per_sec_of(r: &RunReport, prefix: &str) -> f64 {
+    r.threads.iter().filter(|t| t.name.starts_with(prefix)).map(|t| t.ops_per_sec()).sum()
 }
 
 /// `reclaimsim reproduce`.

@@ -1,7 +1,7 @@
 //! Seed 000: anon/file balancing on refault IO cost (v5.7 rotation heuristics
 //! against v5.8 refault cost), on the seed's pgbench setup scaled down.
 
-use super::{counter, run_variants, throughput, Expect, Metric, ReproduceArgs, Reproduction, Table, Variant};
+use super::{counter, ops_per_sec_of, run_variants, throughput, Expect, Metric, ReproduceArgs, Reproduction, Table, Variant};
 use anyhow::Result;
 
 /// The parallelio check: memcachetest beside background writes of growing size
@@ -29,7 +29,7 @@ fn parallelio(args: &ReproduceArgs) -> Result<Table> {
     let mut metrics = Vec::new();
     for (i, pair) in reports.chunks(2).enumerate() {
         let size = SIZES[i].0;
-        let ops: Vec<f64> = pair.iter().map(|r| r.threads.iter().filter(|t| t.name.starts_with("memcachetest")).map(|t| t.ops_per_sec()).sum()).collect();
+        let ops: Vec<f64> = pair.iter().map(|r| ops_per_sec_of(r, "memcachetest")).collect();
         metrics.push(Metric { name: format!("memcachetest-{size} ops/s"), seed: SEED_OPS[i].map(Some).to_vec(), ours: ops, expect: Expect::NoWorse(0.05) });
         let swapin = counter(pair, "pswpin");
         let expect = if i == 0 { Expect::Same(0.05) } else { Expect::Lower };

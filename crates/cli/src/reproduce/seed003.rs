@@ -10,7 +10,7 @@
 //! set can cover most of the file LRU, as it did in the seed's small Normal
 //! zone under global dirty limits (S-MM1: we have one zone).
 
-use super::{run_variants, Expect, Metric, ReproduceArgs, Reproduction, Table, Variant};
+use super::{ops_per_sec_of, run_variants, Expect, Metric, ReproduceArgs, Reproduction, Table, Variant};
 use anyhow::Result;
 use engine::RunReport;
 
@@ -60,7 +60,7 @@ fn thread<'a>(r: &'a RunReport, prefix: &str) -> Option<&'a engine::ThreadReport
 }
 
 fn ops_per_sec(r: &RunReport) -> f64 {
-    thread(r, "memcachetest").map_or(0.0, |t| t.ops_per_sec())
+    ops_per_sec_of(r, "memcachetest")
 }
 
 /// The background IO's duration in seconds (0 without it), start delay excluded.
