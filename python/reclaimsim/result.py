@@ -32,12 +32,13 @@ def settings_list(settings: Mapping[str, Any] | Iterable[str] | None) -> list[st
 
 
 def run(
-    workload: str | Iterable[str],
+    workload: str | Iterable[str] | None = None,
     profile: str = "v6.2",
     settings: Mapping[str, Any] | Iterable[str] | None = None,
     seed: int = 1,
     timeseries_ms: float | None = DEFAULT_TIMESERIES_MS,
     policy: Any = None,
+    trace: str | os.PathLike | None = None,
 ) -> Result:
     """Runs a simulation, as `reclaimsim run` would.
 
@@ -48,17 +49,21 @@ def run(
     timeseries_ms: sample the machine every this many virtual milliseconds
         (None: no samples; the document then has no `timeseries`).
     policy: a `reclaimsim.Policy` instance replacing the kernel's policy.
+    trace: a reclaimsim trace (`reclaimsim trace convert` makes one) replayed
+        as one more thread, as `reclaimsim run --trace` does; the document then
+        has a `trace` section (file, refs, finished). Belady's optimum is the
+        CLI's extra, not computed here.
 
     Raises `BadInput` for unknown names or values and `SimulationError` when
     the run cannot complete; a policy plug-in's own exception is re-raised.
     """
-    workloads = [workload] if isinstance(workload, str) else list(workload)
-    if not workloads:
-        raise BadInput("no workload: give at least one (reclaimsim workloads lists them)")
+    workloads = [workload] if isinstance(workload, str) else list(workload or [])
+    if not workloads and trace is None:
+        raise BadInput("no workload and no trace: give at least one (reclaimsim workloads lists them)")
     if timeseries_ms is not None and not timeseries_ms > 0:
         raise BadInput(f"timeseries_ms {timeseries_ms}: expected a positive number of milliseconds")
     interval = None if timeseries_ms is None else max(1, round(timeseries_ms * 1e6))
-    text = _core.run(workloads, profile, settings_list(settings), int(seed), interval, policy)
+    text = _core.run(workloads, profile, settings_list(settings), int(seed), interval, policy, None if trace is None else os.fspath(trace))
     return Result(json.loads(text))
 
 

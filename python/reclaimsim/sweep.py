@@ -72,7 +72,7 @@ def _run_one(run: dict) -> tuple[bool, str]:
     from . import _core
 
     try:
-        return True, _core.run(run["workloads"], run["profile"], run["settings"], run["seed"], run.get("timeseries_ns"))
+        return True, _core.run(run["workloads"], run["profile"], run["settings"], run["seed"], run.get("timeseries_ns"), None, run.get("trace"))
     except Exception as e:  # noqa: BLE001 - every failure of a run is recorded, not raised
         return False, f"{type(e).__name__}: {e}"
 

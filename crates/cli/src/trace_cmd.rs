@@ -13,7 +13,6 @@ use std::time::Instant;
 use trace::convert::{self, Format, Options, PagesAs, FORMATS};
 use trace::format::{Item, RecordCodec};
 use trace::refs::PageIds;
-use trace::replay::{self, Replay};
 use trace::stats::{Stats, RECORD_KINDS};
 use trace::synth::Synth;
 use trace::writer::DEFAULT_ZSTD_LEVEL;
@@ -150,15 +149,9 @@ fn open_input(path: &Path) -> Result<(Box<dyn BufRead>, String)> {
     Ok((input, label))
 }
 
-/// Opens a reclaimsim trace.
+/// Opens a reclaimsim trace (`-` = stdin); bad input is a usage error.
 fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead>>> {
-    let label = path.display().to_string();
-    let f: Box<dyn BufRead> = if path == Path::new("-") {
-        Box::new(BufReader::with_capacity(1 << 16, std::io::stdin()))
-    } else {
-        Box::new(BufReader::with_capacity(1 << 16, File::open(path).map_err(|e| usage(format!("{label}: {e}")))?))
-    };
-    TraceReader::open(f, &label).map_err(bad_input)
+    experiment::open_trace(path).map_err(|e| usage(e.0))
 }
 
 /// A scratch file, removed when dropped.
@@ -414,19 +407,13 @@ fn stats_cmd(a: StatsArgs) -> Result<()> {
 /// MIN over the references it issued, with the machine's memory as capacity.
 pub fn run_trace(args: &RunArgs) -> Result<()> {
     let path = args.trace.as_ref().expect("run_trace needs --trace");
-    let runner::Prepared { info, mut builder } = runner::prepare_request(&runner::request(args)?)?;
-    let reader = open_trace(path)?;
-    let ids = PageIds::new(reader.header());
-    let installed = replay::install(&mut builder, reader.header()).map_err(|m| usage(format!("{}: {m}", path.display())))?;
+    let mut p = runner::prepare_request(&runner::request(args)?)?;
     let (spool, f) = Scratch::new(None, "pageids")?;
-    let (program, status) = Replay::new(reader, installed, Some(Box::new(BufWriter::with_capacity(1 << 16, f))));
-    builder.add_thread("trace", Box::new(program));
-    let p = runner::Prepared { info: info.clone(), builder };
+    let trace_run = p.add_trace(path, Some(Box::new(BufWriter::with_capacity(1 << 16, f)))).map_err(|e| usage(e.0))?;
+    let ids = PageIds::new(trace_run.header());
+    let info = p.info.clone();
     let (report, wall) = runner::execute(p, args.paranoid)?;
-    let status = std::mem::take(&mut *status.borrow_mut());
-    if let Some(e) = status.error {
-        return Err(bad_input(e));
-    }
+    let status = trace_run.outcome().map_err(|e| usage(e.0))?;
     // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
     let config = &info.config;
     let limit = if config.memcg_limit_bytes > 0 { config.memcg_limit_bytes.min(config.memory_bytes) } else { config.memory_bytes };
@@ -441,7 +428,7 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     println!("# faults / optimum   {faults} / {opt} = {ratio:.3} (Belady MIN with {capacity} pages, first touches included)");
     if let Some(out) = &args.json {
         let mut v: Value = info.result_json(&report, wall);
-        v["trace"] = json!({ "file": path.display().to_string(), "refs": status.refs, "finished": status.finished });
+        v["trace"] = trace_run.json(&status);
         v["opt_faults"] = json!(opt);
         v["opt_capacity_pages"] = json!(capacity);
         v["faults"] = json!(faults);

@@ -50,11 +50,11 @@ fn sweep_runs_the_product_and_writes_the_table() {
     let csv = std::fs::read_to_string(d.join("s.out/table.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 9);
-    assert!(lines[0].starts_with("index,run,workloads,profile,memory,seed,status,error,virtual_ns,"), "{}", lines[0]);
+    assert!(lines[0].starts_with("index,run,workloads,trace,profile,memory,seed,status,error,virtual_ns,"), "{}", lines[0]);
     // Row 5 = second profile, first memory, second seed; its values are the run's JSON.
     let row = lines[6];
     assert!(row.starts_with("5,"), "{row}");
-    assert!(row.contains(",\"anon:size=1.4x,pattern=uniform,ops=150000\",v6.2,16M,2,done,,"), "{row}");
+    assert!(row.contains(",\"anon:size=1.4x,pattern=uniform,ops=150000\",,v6.2,16M,2,done,,"), "{row}");
     let id = row.split(',').nth(1).unwrap();
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("s.out/runs").join(format!("{id}.json"))).unwrap()).unwrap();
     assert_eq!(doc["config"]["profile"], "v6.2");
@@ -116,5 +116,42 @@ fn failed_runs_are_recorded_and_retried() {
     assert!(failed.contains("out of memory"), "{failed}");
     let again = sweep(&spec, &[]);
     assert!(String::from_utf8_lossy(&again.stderr).contains("2 runs, 1 already done, 1 to run"));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn traces_are_a_dimension_of_the_sweep() {
+    let d = dir("trace");
+    let trace = d.join("hot.rtrace");
+    let synth = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+        .args(["trace", "synth", "--records", "20000", "--pages", "6000", "--hot-pages", "1000"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(synth.status.success(), "{}", String::from_utf8_lossy(&synth.stderr));
+    let spec = d.join("s.toml");
+    // The trace's path is relative to the specification's folder.
+    std::fs::write(&spec, "workloads = [\"anon:size=0.5x,passes=1\"]\ntraces = [\"hot.rtrace\"]\nprofiles = [\"v5.8\", \"v6.2\"]\n[settings]\nmemory = \"16M\"\nswap = \"ssd:64M\"\n").unwrap();
+    let out = sweep(&spec, &["--jobs", "2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("4 runs, 0 already done"), "{stderr}");
+    let csv = std::fs::read_to_string(d.join("s.out/table.csv")).unwrap();
+    let abs = std::path::absolute(&trace).unwrap().display().to_string();
+    let rows: Vec<&str> = csv.lines().filter(|l| l.contains(&format!(",,{abs},"))).collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert!(rows[0].starts_with("2,") && rows[0].contains(",v5.8,1,done,,"), "{}", rows[0]);
+    // The trace run's document is `run --trace`'s: the trace section and Belady's optimum.
+    let id = rows[1].split(',').nth(1).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("s.out/runs").join(format!("{id}.json"))).unwrap()).unwrap();
+    assert_eq!(doc["trace"]["file"], abs.as_str());
+    assert_eq!(doc["trace"]["refs"], 20000);
+    assert!(doc["opt_faults"].as_u64().unwrap() >= 1000, "{}", doc["opt_faults"]);
+    // A missing trace is an error naming the specification's line.
+    std::fs::write(&spec, "traces = [\"nope.rtrace\"]\n").unwrap();
+    let bad = sweep(&spec, &[]);
+    assert_eq!(bad.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&bad.stderr);
+    assert!(msg.contains("s.toml line 1") && msg.contains("nope.rtrace"), "{msg}");
     std::fs::remove_dir_all(&d).unwrap();
 }

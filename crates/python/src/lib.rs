@@ -14,6 +14,7 @@ use experiment::{InputError, Request};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 create_exception!(_core, BadInput, PyValueError, "Bad input: unknown profile, setting, workload or value.");
@@ -34,29 +35,43 @@ impl From<Failure> for PyErr {
     }
 }
 
-/// Runs a prepared simulation; returns the result document as JSON text.
-fn execute(p: experiment::Prepared) -> Result<String, Failure> {
+/// Runs a prepared simulation, with `trace` replaying in it if given;
+/// returns the result document as JSON text.
+fn execute(p: experiment::Prepared, trace: Option<experiment::TraceRun>) -> Result<String, Failure> {
     let started = Instant::now();
     let report = p.builder.build().run(&mut |_| {}).map_err(Failure::Sim)?;
-    Ok(p.info.result_json(&report, started.elapsed().as_secs_f64()).to_string())
+    let mut doc = p.info.result_json(&report, started.elapsed().as_secs_f64());
+    if let Some(t) = trace {
+        doc["trace"] = t.json(&t.outcome().map_err(Failure::Input)?);
+    }
+    Ok(doc.to_string())
+}
+
+/// Prepares `req`, adding the trace at `trace` as one more thread if given.
+fn prepare(req: &Request, trace: Option<&Path>) -> Result<(experiment::Prepared, Option<experiment::TraceRun>), Failure> {
+    let mut p = experiment::prepare(req).map_err(Failure::Input)?;
+    let t = trace.map(|path| p.add_trace(path, None)).transpose().map_err(Failure::Input)?;
+    Ok((p, t))
 }
 
 /// Runs `workloads` side by side under `profile` with `settings` (`KEY=VALUE`
 /// strings) and `seed`; samples every `timeseries_ns` of virtual time if given;
+/// replays the reclaimsim trace at `trace` as one more thread if given;
 /// with `policy`, a Python object with the policy methods replaces the
 /// configured reclaim policy. Returns the result document as JSON text.
 #[pyfunction]
-#[pyo3(signature = (workloads, profile, settings, seed, timeseries_ns=None, policy=None))]
-fn run(py: Python<'_>, workloads: Vec<String>, profile: String, settings: Vec<String>, seed: u64, timeseries_ns: Option<u64>, policy: Option<Py<PyAny>>) -> PyResult<String> {
+#[pyo3(signature = (workloads, profile, settings, seed, timeseries_ns=None, policy=None, trace=None))]
+#[allow(clippy::too_many_arguments)]
+fn run(py: Python<'_>, workloads: Vec<String>, profile: String, settings: Vec<String>, seed: u64, timeseries_ns: Option<u64>, policy: Option<Py<PyAny>>, trace: Option<PathBuf>) -> PyResult<String> {
     let req = Request { workloads, profile, settings, seed, timeseries_ns };
     match policy {
-        None => Ok(py.detach(move || experiment::prepare(&req).map_err(Failure::Input).and_then(execute))?),
+        None => Ok(py.detach(move || prepare(&req, trace.as_deref()).and_then(|(p, t)| execute(p, t)))?),
         Some(obj) => {
-            let mut p = experiment::prepare(&req).map_err(Failure::Input)?;
+            let (mut p, t) = prepare(&req, trace.as_deref())?;
             let (adapter, failed) = plugin::PyPolicy::new(py, obj, &p.info.config.reclaim)?;
             p.info.plugin = Some(adapter.label().to_string());
             p.builder.set_policy(Box::new(adapter));
-            let result = execute(p);
+            let result = execute(p, t);
             // A plug-in's own exception explains the run's end better than what followed it.
             if let Some(e) = failed.take() {
                 return Err(e);

@@ -17,6 +17,9 @@ pub fn run_args(r: &RunSpec, json: &Path) -> Vec<String> {
     for w in &r.workloads {
         args.extend(["--workload".into(), w.clone()]);
     }
+    if let Some(t) = &r.trace {
+        args.extend(["--trace".into(), t.clone()]);
+    }
     args.extend(["--profile".into(), r.profile.clone()]);
     for s in &r.settings {
         args.extend(["--set".into(), s.clone()]);

@@ -59,7 +59,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
                 let plan = out.join("plan.json");
                 let runs: Vec<_> = pending
                     .iter()
-                    .map(|r| json!({"id": r.id, "workloads": r.workloads, "profile": r.profile, "settings": r.settings, "seed": r.seed, "timeseries_ns": r.timeseries_ns}))
+                    .map(|r| json!({"id": r.id, "workloads": r.workloads, "trace": r.trace, "profile": r.profile, "settings": r.settings, "seed": r.seed, "timeseries_ns": r.timeseries_ns}))
                     .collect();
                 let abs_runs = std::path::absolute(&runs_dir).with_context(|| format!("resolving {}", runs_dir.display()))?;
                 write_json_atomic(&plan, &json!({"runs_dir": abs_runs, "total": sweep.runs.len(), "jobs": args.jobs, "runs": runs}))?;

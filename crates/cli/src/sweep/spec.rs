@@ -2,6 +2,7 @@
 //!
 //! ```toml
 //! workloads = ["hotcold", ["ebizzy:threads=4", "fileloop:size=0.5x"]]  # a list = side by side
+//! traces = ["lirs/sprite.rtrace"]  # optional: each trace replayed alone, like `run --trace`
 //! profiles = ["v5.8", "v5.9"]
 //! seeds = [1, 2]
 //! timeseries_ms = 100            # optional: sample every run
@@ -10,9 +11,11 @@
 //! swap = "ssd:256M"
 //! ```
 //!
-//! Runs are the cartesian product workloads x profiles x settings (in key
-//! order) x seeds, seeds varying fastest. A run's id is a hash of its inputs,
-//! so a finished run is recognised again when the specification grows.
+//! Runs are the cartesian product (workloads, then traces) x profiles x
+//! settings (in key order) x seeds, seeds varying fastest. A trace's path is
+//! relative to the specification's folder. A run's id is a hash of its inputs
+//! (for a trace: its absolute path and length in bytes), so a finished run is
+//! recognised again when the specification grows.
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
@@ -30,7 +33,10 @@ enum WorkloadItem {
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 struct SpecFile {
+    #[serde(default)]
     workloads: Vec<WorkloadItem>,
+    #[serde(default)]
+    traces: Vec<String>,
     #[serde(default)]
     profiles: Vec<String>,
     #[serde(default)]
@@ -47,8 +53,10 @@ pub struct RunSpec {
     pub index: usize,
     /// Hash of the inputs, 16 hex digits: the per-run file name.
     pub id: String,
-    /// Workload specifications, side by side.
+    /// Workload specifications, side by side (none for a trace run).
     pub workloads: Vec<String>,
+    /// The trace replayed, an absolute path.
+    pub trace: Option<String>,
     /// Kernel profile.
     pub profile: String,
     /// Every setting, fixed and swept, as `KEY=VALUE`, in file order.
@@ -92,6 +100,23 @@ fn flatten<'a>(prefix: &str, t: &'a toml::Table) -> Vec<(String, &'a toml::Value
         .collect()
 }
 
+/// A trace of the sweep: where it is and how long it is.
+#[derive(Debug)]
+struct Trace {
+    path: String,
+    bytes: u64,
+}
+
+/// `name` relative to the specification's folder, checked to be a readable
+/// reclaimsim trace (its header).
+fn resolve_trace(spec: &Path, name: &str) -> Result<Trace> {
+    let dir = spec.parent().unwrap_or(Path::new(""));
+    let full = std::path::absolute(dir.join(name)).with_context(|| format!("trace {name}"))?;
+    let bytes = std::fs::metadata(&full).with_context(|| format!("trace {}", full.display()))?.len();
+    experiment::open_trace(&full).map_err(|e| anyhow!("trace {e}"))?;
+    Ok(Trace { path: full.display().to_string(), bytes })
+}
+
 /// 64-bit FNV-1a: a stable hash for run ids.
 fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
@@ -114,8 +139,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Sweep> {
         Some(n) => format!("{} line {n}", path.display()),
         None => path.display().to_string(),
     };
-    if spec.workloads.is_empty() {
-        bail!("{}: `workloads` is empty: give at least one workload", at("workloads"));
+    if spec.workloads.is_empty() && spec.traces.is_empty() {
+        bail!("{}: no `workloads` and no `traces`: give at least one workload or trace", at("workloads"));
     }
     let workloads: Vec<Vec<String>> = spec
         .workloads
@@ -128,6 +153,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Sweep> {
     if workloads.iter().any(|w| w.is_empty()) {
         bail!("{}: a workload entry is an empty list", at("workloads"));
     }
+    let traces = spec.traces.iter().map(|t| resolve_trace(path, t).map_err(|e| anyhow!("{}: {e}", at("traces")))).collect::<Result<Vec<_>>>()?;
+    // The first dimension: each workload entry, then each trace (alone).
+    let entries: Vec<(Vec<String>, Option<&Trace>)> =
+        workloads.iter().map(|w| (w.clone(), None)).chain(traces.iter().map(|t| (Vec::new(), Some(t)))).collect();
     let profiles = if spec.profiles.is_empty() { vec![engine::Config::default().profile.to_string()] } else { spec.profiles };
     let seeds = if spec.seeds.is_empty() { vec![1] } else { spec.seeds };
     let timeseries_ns = match spec.timeseries_ms {
@@ -163,17 +192,21 @@ pub fn parse(path: &Path, text: &str) -> Result<Sweep> {
         acc.iter().flat_map(|c| (0..values.len()).map(move |i| c.iter().copied().chain([(d, i)]).collect())).collect()
     });
     let mut runs = Vec::new();
-    for w in &workloads {
+    for (w, trace) in &entries {
         for profile in &profiles {
             for combo in &combos {
                 let settings: Vec<String> = combo.iter().map(|&(d, i)| format!("{}={}", dims[d].0, dims[d].1[i])).collect();
                 let swept_values: Vec<String> = combo.iter().filter(|&&(d, _)| dims[d].1.len() > 1).map(|&(d, i)| dims[d].1[i].clone()).collect();
                 for &seed in &seeds {
-                    let key = format!("{}\x1f{profile}\x1f{}\x1f{seed}\x1f{timeseries_ns:?}", w.join("\x1e"), settings.join("\x1e"));
+                    let mut key = format!("{}\x1f{profile}\x1f{}\x1f{seed}\x1f{timeseries_ns:?}", w.join("\x1e"), settings.join("\x1e"));
+                    if let Some(t) = trace {
+                        key.push_str(&format!("\x1ftrace={}\x1e{}", t.path, t.bytes));
+                    }
                     runs.push(RunSpec {
                         index: runs.len(),
                         id: format!("{:016x}", fnv1a(&key)),
                         workloads: w.clone(),
+                        trace: trace.map(|t| t.path.clone()),
                         profile: profile.clone(),
                         settings: settings.clone(),
                         swept: swept_values.clone(),

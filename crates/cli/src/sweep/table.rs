@@ -1,6 +1,7 @@
 //! The sweep's table: one row per run, built from the per-run result files.
 //!
-//! Columns: `index`, `run` (id), `workloads`, `profile`, one per swept
+//! Columns: `index`, `run` (id), `workloads`, `trace` (its path, or empty),
+//! `profile`, one per swept
 //! setting, `seed`, `status` (done, failed, missing), `error`, the run's
 //! totals (`virtual_ns`, `events`, `accesses`, `ops` and `ops_per_sec`
 //! summed over threads, `reclaim_stall_ns` summed, `latency_p50_ns`,
@@ -96,7 +97,7 @@ pub fn build(sweep: &Sweep, runs_dir: &Path) -> Result<(String, Counts)> {
                 "missing"
             }
         };
-        let mut row = vec![r.index.to_string(), r.id.clone(), r.workloads.join(" + "), r.profile.clone()];
+        let mut row = vec![r.index.to_string(), r.id.clone(), r.workloads.join(" + "), r.trace.clone().unwrap_or_default(), r.profile.clone()];
         row.extend(r.swept.iter().cloned());
         let first_line = error.as_deref().and_then(|e| e.lines().rev().find(|l| !l.trim().is_empty())).unwrap_or("").trim();
         row.extend([r.seed.to_string(), status.to_string(), first_line.to_string()]);
@@ -114,7 +115,7 @@ pub fn build(sweep: &Sweep, runs_dir: &Path) -> Result<(String, Counts)> {
         }
     }
     let total_names: Vec<&str> = totals(&Value::Null).into_iter().map(|(k, _)| k).collect();
-    let mut header: Vec<String> = ["index", "run", "workloads", "profile"].map(String::from).to_vec();
+    let mut header: Vec<String> = ["index", "run", "workloads", "trace", "profile"].map(String::from).to_vec();
     header.extend(sweep.swept.iter().cloned());
     header.extend(["seed", "status", "error"].map(String::from));
     header.extend(total_names.iter().map(|s| s.to_string()));
@@ -159,7 +160,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(counts, Counts { done: 1, failed: 1, missing: 1 });
         let lines: Vec<&str> = csv.lines().collect();
-        assert_eq!(lines[0], "index,run,workloads,profile,seed,status,error,virtual_ns,events,accesses,ops,ops_per_sec,reclaim_stall_ns,latency_p50_ns,latency_p99_ns,latency_max_ns,kswapd_cpu_ns,direct_reclaim_ns,nr_free_pages,pswpin");
+        assert_eq!(lines[0], "index,run,workloads,trace,profile,seed,status,error,virtual_ns,events,accesses,ops,ops_per_sec,reclaim_stall_ns,latency_p50_ns,latency_p99_ns,latency_max_ns,kswapd_cpu_ns,direct_reclaim_ns,nr_free_pages,pswpin");
         assert_eq!(lines[1], format!("0,{},anon,v6.2,1,done,,5,6,7,4,1.75,5,11,20,31,1,2,9,8", sweep.runs[0].id));
         assert_eq!(lines[2], format!("1,{},anon,v6.2,2,failed,reclaimsim: error: out of memory,,,,,,,,,,,,,", sweep.runs[1].id));
         assert!(lines[3].contains(",3,missing,"));

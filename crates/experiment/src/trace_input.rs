@@ -1,0 +1,76 @@
+//! A trace replayed as one more thread of a run (`run --trace FILE`, a sweep's
+//! `traces`, `reclaimsim.run(trace=...)`): opening it, installing its
+//! address spaces and files, and its part of the result document.
+
+use crate::request::{InputError, Prepared};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::rc::Rc;
+use trace::replay::{self, Replay, ReplayStatus};
+use trace::{Header, TraceReader};
+
+/// Opens a reclaimsim trace (`-` = standard input); the error names the file
+/// and, for a bad header, the byte offset.
+pub fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead>>, InputError> {
+    let label = path.display().to_string();
+    let input: Box<dyn BufRead> = if path == Path::new("-") {
+        Box::new(BufReader::with_capacity(1 << 16, std::io::stdin()))
+    } else {
+        Box::new(BufReader::with_capacity(1 << 16, File::open(path).map_err(|e| InputError(format!("{label}: {e}")))?))
+    };
+    TraceReader::open(input, &label).map_err(|e| InputError(e.to_string()))
+}
+
+/// A trace being replayed by a prepared run; read it after the run.
+pub struct TraceRun {
+    file: String,
+    header: Header,
+    status: Rc<RefCell<ReplayStatus>>,
+}
+
+/// What a finished replay did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceOutcome {
+    /// Page references issued.
+    pub refs: u64,
+    /// The trace was read to its end (not stopped by `time_limit`).
+    pub finished: bool,
+}
+
+impl Prepared {
+    /// Adds the trace at `path` as one more thread named `trace`; with `tap`,
+    /// each reference's global page id is written to it (Belady's input).
+    pub fn add_trace(&mut self, path: &Path, tap: Option<Box<dyn Write>>) -> Result<TraceRun, InputError> {
+        let reader = open_trace(path)?;
+        let file = path.display().to_string();
+        let installed = replay::install(&mut self.builder, reader.header()).map_err(|m| InputError(format!("{file}: {m}")))?;
+        let header = reader.header().clone();
+        let (program, status) = Replay::new(reader, installed, tap);
+        self.builder.add_thread("trace", Box::new(program));
+        Ok(TraceRun { file, header, status })
+    }
+}
+
+impl TraceRun {
+    /// The trace's header: its address spaces and files.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The outcome, or the trace's first bad record (file and byte offset).
+    pub fn outcome(&self) -> Result<TraceOutcome, InputError> {
+        let mut s = self.status.borrow_mut();
+        if let Some(e) = s.error.take() {
+            return Err(InputError(e.to_string()));
+        }
+        Ok(TraceOutcome { refs: s.refs, finished: s.finished })
+    }
+
+    /// The result document's `trace` section.
+    pub fn json(&self, o: &TraceOutcome) -> Value {
+        json!({ "file": self.file, "refs": o.refs, "finished": o.finished })
+    }
+}
