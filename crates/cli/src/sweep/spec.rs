@@ -276,7 +276,7 @@ mod tests {
         assert!(e("workloads = [\"anon\"]\nprofile = [\"v5.8\"]\n").contains("unknown field `profile`"));
         assert!(e("workloads = [\"anon\"]\n[settings]\nmemory = [\"lots\"]\n").contains("s.toml line 3: settings.memory = \"lots\""));
         assert!(e("workloads = [\"nosuch:x=1,\"]\n").contains("s.toml line 1: --workload nosuch:x=1,: unknown workload"));
-        assert!(e("workloads = []\n").contains("`workloads` is empty"));
+        assert!(e("workloads = []\n").contains("no `workloads` and no `traces`"));
         assert!(e("workloads = [\"anon\"]\nprofiles = [\"v1.0\"]\n").contains("s.toml line 2"));
         assert!(e("workloads = [\"anon\"]\nseeds = [1, 1]\n").contains("same inputs"));
         assert!(e("workloads = \"anon\"\n").contains("line 1"));

@@ -161,8 +161,8 @@ mod tests {
         assert_eq!(counts, Counts { done: 1, failed: 1, missing: 1 });
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], "index,run,workloads,trace,profile,seed,status,error,virtual_ns,events,accesses,ops,ops_per_sec,reclaim_stall_ns,latency_p50_ns,latency_p99_ns,latency_max_ns,kswapd_cpu_ns,direct_reclaim_ns,nr_free_pages,pswpin");
-        assert_eq!(lines[1], format!("0,{},anon,v6.2,1,done,,5,6,7,4,1.75,5,11,20,31,1,2,9,8", sweep.runs[0].id));
-        assert_eq!(lines[2], format!("1,{},anon,v6.2,2,failed,reclaimsim: error: out of memory,,,,,,,,,,,,,", sweep.runs[1].id));
+        assert_eq!(lines[1], format!("0,{},anon,,v6.2,1,done,,5,6,7,4,1.75,5,11,20,31,1,2,9,8", sweep.runs[0].id));
+        assert_eq!(lines[2], format!("1,{},anon,,v6.2,2,failed,reclaimsim: error: out of memory,,,,,,,,,,,,,", sweep.runs[1].id));
         assert!(lines[3].contains(",3,missing,"));
     }
 }
