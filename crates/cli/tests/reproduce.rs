@@ -70,3 +70,31 @@ fn seed_001_vma_readahead_hits_more_and_runs_faster() {
     let (hit, _) = row(&v, 0, "ra_hit%");
     assert!(hit[0] < 80.0 && hit[1] > 95.0, "seed: 52.7% -> 99.98%; ours {hit:?}");
 }
+
+#[test]
+fn report_has_a_png_per_table_and_time_series_of_the_headline_runs_without_changing_results() {
+    let dir = std::env::temp_dir().join(format!("reclaimsim-report-{}", std::process::id()));
+    let json = dir.join("r.json");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+        .args(["reproduce", "seed-004", "--quick", "--report", dir.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = std::fs::read_to_string(dir.join("reproductions.md")).unwrap();
+    // Two tables (hot/cold, ebizzy) and one experiment in the headline batch (hot/cold under base and patch).
+    for (name, height) in [("seed-004-1.png", 96 + 70 + 2 * 46), ("seed-004-2.png", 96 + 70 + 3 * 46), ("seed-004-series-1.png", 96 + 5 * 270)] {
+        let png = std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{name}");
+        let dim = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+        assert_eq!((dim(16), dim(20)), (1000, height), "{name}: IHDR width and height");
+        assert!(md.contains(&format!("]({name})")), "{name} not in the page");
+    }
+    assert!(md.contains("seed-004: base vs patch over time"), "{md}");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name().into_string().unwrap()).filter(|n| n.contains("tmp")).collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    // Sampling the runs for the charts leaves every figure as it is without a report.
+    let with_report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(with_report, reproduce("seed-004"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

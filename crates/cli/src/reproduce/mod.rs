@@ -11,7 +11,9 @@ mod seed001;
 mod seed002;
 mod seed003;
 mod seed004;
+mod charts;
 mod report;
+mod series;
 mod table;
 
 use crate::runner;
@@ -159,7 +161,8 @@ pub struct ReproduceArgs {
     /// Write the tables as JSON to this file.
     #[arg(long, value_name = "OUT")]
     pub json: Option<std::path::PathBuf>,
-    /// Write a report into this directory: `reproductions.md` with every table and an SVG chart per table.
+    /// Write a report into this directory: `reproductions.md` with every table, a PNG bar chart per
+    /// table and PNG time series (free memory, LRU sizes, refaults) of each seed's headline runs.
     #[arg(long, value_name = "DIR")]
     pub report: Option<std::path::PathBuf>,
 }
@@ -183,19 +186,29 @@ pub const ENTRIES: &[Entry] = &[
     Entry { name: "seed-004", about: "anon workingset: hot/cold swap-ins -21%, ebizzy pswpin down (v5.7 vs v5.9)", run: seed004::run },
 ];
 
-/// Runs one variant and returns its report.
-pub fn run_variant(v: &Variant, rng_seed: u64) -> Result<RunReport> {
-    let p = runner::prepare(&v.profile, &v.settings, &v.workloads, rng_seed)?;
-    let (report, _) = runner::execute(p, false)?;
+/// Runs one variant, sampled every `timeseries_ns` if given, and returns its report.
+fn run_variant(v: &Variant, rng_seed: u64, timeseries_ns: Option<engine::Nanos>) -> Result<RunReport> {
+    let req = experiment::Request { workloads: v.workloads.clone(), profile: v.profile.clone(), settings: v.settings.clone(), seed: rng_seed, timeseries_ns };
+    let (report, _) = runner::execute(runner::prepare_request(&req)?, false)?;
     Ok(report)
 }
 
-/// Runs every variant in order with a progress line on stderr.
+/// Runs every variant in order with a progress line on stderr. When a report
+/// is being written, the first batch of a reproduction is sampled for its charts.
 pub fn run_variants(variants: &[Variant], rng_seed: u64) -> Result<Vec<RunReport>> {
+    let sample = series::wanted();
     let mut out = Vec::with_capacity(variants.len());
+    let mut sampled = Vec::new();
     for (i, v) in variants.iter().enumerate() {
         crate::output::status(&format!("[{}/{}] {} ({})", i + 1, variants.len(), v.label, v.workloads.join(" ")));
-        out.push(run_variant(v, rng_seed)?);
+        let mut report = run_variant(v, rng_seed, sample)?;
+        if let Some(ts) = report.timeseries.take() {
+            sampled.push(series::SampledRun { label: v.label.clone(), workloads: v.workloads.clone(), series: ts });
+        }
+        out.push(report);
+    }
+    if sample.is_some() {
+        series::keep(sampled);
     }
     Ok(out)
 }
@@ -235,14 +248,19 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         }
     };
     let mut all = Vec::new();
+    let mut sampled = Vec::new();
     for e in chosen {
         crate::output::status(&format!("{}: {}", e.name, e.about));
+        if args.report.is_some() {
+            series::arm();
+        }
         let r = (e.run)(&args)?;
         print_reproduction(&r);
         all.push(r);
+        sampled.push(series::take());
     }
     if let Some(dir) = &args.report {
-        report::write_report(dir, &all, &args.seed, args.quick)?;
+        report::write_report(dir, &all, &sampled, &args.seed, args.quick)?;
     }
     if let Some(path) = &args.json {
         runner::write_json_atomic(path, &serde_json::Value::Array(all.iter().map(reproduction_json).collect()))?;

@@ -1,0 +1,101 @@
+//! Time series of a reproduction's headline runs, for the report's charts.
+//!
+//! When a report is asked for, the first batch of variants a reproduction runs
+//! (the runs behind its first, headline table) is sampled every [`SAMPLE_NS`]
+//! of virtual time; later batches run unsampled. Sampling does not change a
+//! run's results (the engine's samples only read state).
+
+use engine::{Nanos, Timeseries};
+use std::cell::RefCell;
+
+/// Virtual time between samples: 10 ms (charts thin them to a few hundred points).
+pub const SAMPLE_NS: Nanos = 10_000_000;
+
+/// One sampled run of a variant.
+#[derive(Debug, Clone)]
+pub struct SampledRun {
+    /// The variant's column heading.
+    pub label: String,
+    /// Its workload specifications (runs with the same ones form a chart).
+    pub workloads: Vec<String>,
+    /// The samples.
+    pub series: Timeseries,
+}
+
+enum State {
+    Off,
+    Armed,
+    Kept(Vec<SampledRun>),
+}
+
+thread_local! {
+    static STATE: RefCell<State> = const { RefCell::new(State::Off) };
+}
+
+/// Samples the next batch of runs (called before each reproduction when a report is wanted).
+pub fn arm() {
+    STATE.with(|s| *s.borrow_mut() = State::Armed);
+}
+
+/// The sampling interval for the batch about to run, if it is to be sampled.
+pub fn wanted() -> Option<Nanos> {
+    STATE.with(|s| matches!(*s.borrow(), State::Armed).then_some(SAMPLE_NS))
+}
+
+/// Keeps a sampled batch; the batches after it run unsampled.
+pub fn keep(runs: Vec<SampledRun>) {
+    STATE.with(|s| *s.borrow_mut() = State::Kept(runs));
+}
+
+/// The runs kept since [`arm`] (none if nothing was sampled); sampling is off again.
+pub fn take() -> Vec<SampledRun> {
+    STATE.with(|s| match std::mem::replace(&mut *s.borrow_mut(), State::Off) {
+        State::Kept(runs) => runs,
+        State::Off | State::Armed => Vec::new(),
+    })
+}
+
+/// The runs grouped by workloads (one experiment under each variant), in first-seen order.
+pub fn groups(runs: &[SampledRun]) -> Vec<Vec<&SampledRun>> {
+    let mut out: Vec<Vec<&SampledRun>> = Vec::new();
+    for r in runs {
+        match out.iter_mut().find(|g| g[0].workloads == r.workloads) {
+            Some(g) => g.push(r),
+            None => out.push(vec![r]),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(label: &str, workload: &str) -> SampledRun {
+        SampledRun { label: label.into(), workloads: vec![workload.into()], series: Timeseries { interval_ns: 1, rows: Vec::new() } }
+    }
+
+    #[test]
+    fn only_the_first_batch_after_arming_is_kept() {
+        assert_eq!(wanted(), None);
+        arm();
+        assert_eq!(wanted(), Some(SAMPLE_NS));
+        keep(vec![run("a", "x")]);
+        assert_eq!(wanted(), None, "later batches run unsampled");
+        let kept = take();
+        assert_eq!(kept.len(), 1);
+        assert!(take().is_empty());
+        arm();
+        assert!(take().is_empty(), "armed but nothing ran");
+        assert_eq!(wanted(), None);
+    }
+
+    #[test]
+    fn runs_of_one_experiment_share_a_group() {
+        let runs = [run("v1/a", "x"), run("v2/a", "x"), run("v1/b", "y"), run("v2/b", "y")];
+        let g = groups(&runs);
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].iter().map(|r| r.label.as_str()).collect::<Vec<_>>(), ["v1/a", "v2/a"]);
+        assert_eq!(g[1][1].label, "v2/b");
+    }
+}
