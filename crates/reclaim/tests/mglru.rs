@@ -331,3 +331,28 @@ fn min_ttl_protects_a_young_oldest_generation() {
     w.p.age_node(&mut w.mm, &mut sc);
     assert_eq!(w.p.lrugen().max_seq, 4);
 }
+
+#[test]
+fn direct_reclaim_that_ages_with_two_generations_left_still_evicts() {
+    let mut w = world(64, 32, 200, false);
+    for i in 0..32 {
+        w.fault_anon(i);
+    }
+    // The pages sit in seq 3; an unforced aging with cold PTEs opens seq 4 and
+    // an eviction attempt skips the empty seqs 0..2: two generations, 3 and 4.
+    w.clear_young();
+    let mut sc = w.sc(Reclaimer::Direct);
+    assert!(w.p.age(&mut w.mm, true, false, &mut sc));
+    assert_eq!(w.p.evict(&mut w.mm, &mut sc, ENV, 200), 0);
+    assert_eq!((w.p.lrugen().max_seq, w.p.lrugen().min_seq), (4, [3, 3]));
+    // v6.1 get_nr_to_scan: below the default priority a direct reclaimer ages
+    // (seq 5) and then evicts from seq 3 until 32 >> 1 = 16 pages were scanned:
+    // one batch takes all 32 (fewer than 64).
+    let mut sc = w.sc(Reclaimer::Direct);
+    sc.priority = 1;
+    w.p.shrink_node(&mut w.mm, &mut sc, ENV);
+    assert_eq!(w.p.lrugen().max_seq, 5);
+    assert_eq!(w.mm.stat.get(VmEvent::PgscanDirect), 32);
+    assert_eq!(w.mm.stat.get(VmEvent::PgstealDirect), 32);
+    w.check();
+}

@@ -21,9 +21,12 @@ pub(crate) fn build_tabs(c: &mut Ctx) -> Result<(), SpecError> {
     let churn = c.int("churn", 0, 1 << 40)?;
     let threads = c.int("threads", 1, 64)?.min(ntabs as u64);
     let start_ns = c.int("start_ms", 0, 1 << 40)? * 1_000_000;
+    let exe_permille = c.int("exec", 0, 1000)? as u32;
     let exe_file = c.builder.add_file(exe_pages);
-    // SIM-CHOICE: an executable's pages are used with zipf(1.0) popularity.
-    let exe_sampler = Rc::new(Sampler::zipf(exe_pages, 1.0, &mut c.rng(997)));
+    // SIM-CHOICE: an executable's pages are used with zipf(1.0) popularity, the
+    // hot code contiguous at the start (Chrome links its text with an order file
+    // that groups the functions used at startup and while browsing).
+    let exe_sampler = Rc::new(Sampler::zipf_in_order(exe_pages, 1.0));
     let hot_pages = ((heap as f64 * hot).round() as u32).clamp(1, heap);
     for t in 0..threads {
         let mine = ntabs / threads as u32 + ((t as u32) < ntabs % threads as u32) as u32;
@@ -38,8 +41,8 @@ pub(crate) fn build_tabs(c: &mut Ctx) -> Result<(), SpecError> {
             ops_per_visit: ops,
             think_ns,
             churn_every: churn,
-            // SIM-CHOICE: 10% of a visit's accesses run browser code, 5% touch the cold heap, 30% of heap accesses write.
-            exe_permille: 100,
+            // SIM-CHOICE: 5% of a visit's accesses touch the cold heap, 30% of heap accesses write.
+            exe_permille,
             cold_permille: 50,
             write_permille: 300,
             start_ns,

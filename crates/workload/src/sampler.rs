@@ -25,16 +25,29 @@ impl Sampler {
     /// Zipf over `n` pages with exponent `alpha`; `rng` scatters the ranks.
     pub fn zipf(n: u32, alpha: f64, rng: &mut SimRng) -> Sampler {
         assert!(n > 0);
-        // Floats are used to build the table only; sampling is integer.
-        let weights: Vec<f64> = (0..n).map(|i| 1.0 / ((i + 1) as f64).powf(alpha)).collect();
-        let sum: f64 = weights.iter().sum();
-        let mut prob: Vec<f64> = weights.iter().map(|w| w * n as f64 / sum).collect();
         // Fisher-Yates permutation: rank -> page.
         let mut perm: Vec<u32> = (0..n).collect();
         for i in (1..n).rev() {
             let j = rng.below(i + 1);
             perm.swap(i as usize, j as usize);
         }
+        Sampler::zipf_ranked(alpha, perm)
+    }
+
+    /// Zipf over `n` pages with exponent `alpha`, page `i` being rank `i`: the
+    /// popular pages are contiguous (e.g. hot code grouped by a linker order file).
+    pub fn zipf_in_order(n: u32, alpha: f64) -> Sampler {
+        assert!(n > 0);
+        Sampler::zipf_ranked(alpha, (0..n).collect())
+    }
+
+    /// Zipf over `perm.len()` pages where rank `r` is page `perm[r]`.
+    fn zipf_ranked(alpha: f64, perm: Vec<u32>) -> Sampler {
+        let n = perm.len() as u32;
+        // Floats are used to build the table only; sampling is integer.
+        let weights: Vec<f64> = (0..n).map(|i| 1.0 / ((i + 1) as f64).powf(alpha)).collect();
+        let sum: f64 = weights.iter().sum();
+        let mut prob: Vec<f64> = weights.iter().map(|w| w * n as f64 / sum).collect();
         let mut threshold = vec![u32::MAX; n as usize];
         let mut alias: Vec<u32> = (0..n).collect();
         let (mut small, mut large): (Vec<u32>, Vec<u32>) = (0..n).partition(|&i| prob[i as usize] < 1.0);
@@ -110,5 +123,20 @@ mod tests {
             counts[s.sample(&mut rng) as usize] += 1;
         }
         assert!(counts.iter().all(|&c| (9_000..11_000).contains(&c)), "{counts:?}");
+    }
+
+    #[test]
+    fn zipf_in_order_puts_the_popular_pages_first() {
+        let mut rng = SimRng::new(3, 0);
+        let s = Sampler::zipf_in_order(1000, 1.0);
+        let mut counts = vec![0u32; 1000];
+        for _ in 0..100_000 {
+            counts[s.sample(&mut rng) as usize] += 1;
+        }
+        // Weights 1/(i+1) over H(1000) = 7.485: page 0 gets 13.4%, pages 0..64 get 63.4%.
+        let first: u32 = counts[..64].iter().sum();
+        assert!((12_400..14_400).contains(&counts[0]), "page 0: {}", counts[0]);
+        assert!((62_000..65_500).contains(&first), "first 64 pages: {first}");
+        assert!(counts[0] > counts[1] && counts[1] > counts[3]);
     }
 }

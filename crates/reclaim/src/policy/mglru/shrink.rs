@@ -28,9 +28,6 @@ impl Mglru {
         let g = &self.lrugen;
         let first = if can_swap { ANON } else { FILE };
         let max_seq = g.max_seq;
-        if g.min_seq[first] + MIN_NR_GENS > max_seq {
-            return (true, 0);
-        }
         let (mut total, mut young, mut old) = (0, 0, 0);
         for ty in first..2 {
             for seq in g.min_seq[ty]..=max_seq {
@@ -43,7 +40,12 @@ impl Mglru {
                 }
             }
         }
+        // v6.1 computes the scan size before the generation tests: a direct
+        // reclaimer that had to age with two generations left still evicts.
         let nr_to_scan = total >> priority;
+        if g.min_seq[first] + MIN_NR_GENS > max_seq {
+            return (true, nr_to_scan);
+        }
         if g.min_seq[first] + MIN_NR_GENS < max_seq {
             return (false, nr_to_scan);
         }
