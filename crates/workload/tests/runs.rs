@@ -42,6 +42,21 @@ fn mglru_same_inputs_same_report() {
     assert_ne!(a.vmstat, run("v6.1-mglru", &s, &w, 4).vmstat);
 }
 
+/// `tabs:exec` sets the share of accesses that run code from the shared
+/// executable: with 0 no file page is ever used, with 1000 visits run code only.
+#[test]
+fn tabs_exec_share_decides_the_file_pages() {
+    let s = [("memory", "8M"), ("swap", "zram:64M")];
+    let n = |r: &RunReport, k: &str| r.get(k).unwrap();
+    let none = run("v6.1-mglru", &s, &["tabs:tabs=6,heap=0.3x,visits=40,ops=500,think_us=100,exec=0"], 3);
+    assert_eq!(n(&none, "nr_active_file") + n(&none, "nr_inactive_file"), 0);
+    assert!(n(&none, "pswpin") > 0);
+    let only = run("v6.1-mglru", &s, &["tabs:tabs=6,heap=0.3x,visits=40,ops=500,think_us=100,exec=1000,churn=0"], 3);
+    assert!(n(&only, "nr_active_file") + n(&only, "nr_inactive_file") > 0);
+    // Without churn the heaps are written once, when the tabs load, and never used again.
+    assert_eq!(n(&only, "pswpin"), 0);
+}
+
 /// Seed 004, hot/cold scenario at the seed's proportions: fewer swap-ins with
 /// anon workingset protection and detection (seed: -21%).
 #[test]
