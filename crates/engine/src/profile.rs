@@ -167,6 +167,32 @@ pub const PROFILES: &[Profile] = &[
         ],
     },
     Profile {
+        name: "v6.12-classic",
+        summary: "validate --kernel debian-6.12, lru_gen off: classic LRU with the v6.2 weighted refault cost",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "weighted-cost"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "1"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "1"),
+        ],
+    },
+    Profile {
+        name: "v6.12-mglru",
+        summary: "validate --kernel debian-6.12, lru_gen on (enabled=0x0007); the 6.14 refault/tier rework is not in 6.12",
+        settings: &[
+            ("lru", "mglru"),
+            ("lru_balance", "weighted-cost"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "1"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "1"),
+            ("lru_gen.enabled", "0x0007"),
+            ("mglru_rework", "0"),
+        ],
+    },
+    Profile {
         name: "v6.2",
         summary: "rotations as a secondary cost factor: IO x 32 + rotations (0538a82c39e9); classic LRU",
         settings: &[

@@ -6,9 +6,18 @@
 //! else a swap file); `memory.stat` and `/proc/vmstat` deltas are collected;
 //! the simulator replays the trace on a machine configured the same way; the
 //! two are printed side by side with the relative error per counter.
+//!
+//! `--kernel debian-6.1|debian-6.12` runs the anon scenarios inside that
+//! Debian kernel under qemu instead, MGLRU on and off ([`guest`]).
 
 mod compare;
+mod console;
+mod cpio;
+mod debian;
+mod guest;
 mod host;
+mod initramfs;
+mod qemu;
 mod replay;
 mod scenarios;
 mod stat;
@@ -18,7 +27,7 @@ use anyhow::Result;
 use clap::Args;
 use compare::{Comparison, KernelRun};
 use driver::pattern::Pattern;
-use driver::trace::{read_trace, write_trace};
+use driver::trace::{read_trace, write_trace, Digest, Trace};
 use host::{Host, Poller};
 use scenarios::Scenario;
 use serde_json::{json, Value};
@@ -64,6 +73,13 @@ pub struct ValidateArgs {
     /// Use a swap file even when /dev/zram0 is free.
     #[arg(long)]
     pub swap_file: bool,
+    /// The kernel: `host` (the running one), or `debian-6.1` / `debian-6.12`
+    /// booted under qemu (anon scenarios; the package is fetched and cached).
+    #[arg(long, default_value = "host")]
+    pub kernel: String,
+    /// With a Debian kernel: MGLRU `on` or `off` (default: both, one boot each).
+    #[arg(long, value_name = "on|off")]
+    pub lru_gen: Option<String>,
 }
 
 /// KERNEL/SIM: swap created for validation (zram disksize or swap file size).
@@ -77,10 +93,20 @@ fn err(e: impl fmt::Display) -> anyhow::Error {
 
 /// `reclaimsim validate`.
 pub fn validate(args: ValidateArgs) -> Result<()> {
-    let set = scenarios::select(&args.scenario, args.quick).map_err(|e| anyhow::Error::new(UsageError(e)))?;
     if args.reps == 0 {
         return Err(UsageError("--reps must be at least 1".into()).into());
     }
+    if args.kernel != "host" {
+        let family = debian::Family::find(&args.kernel).ok_or_else(|| {
+            let names: Vec<&str> = debian::FAMILIES.iter().map(|f| f.name).collect();
+            UsageError(format!("--kernel {}: expected host, {}", args.kernel, names.join(", ")))
+        })?;
+        return guest::validate(&args, family);
+    }
+    if args.lru_gen.is_some() {
+        return Err(UsageError("--lru-gen needs --kernel debian-*: the host kernel has no MGLRU".into()).into());
+    }
+    let set = scenarios::select(&args.scenario, scenarios::all(args.quick)).map_err(|e| anyhow::Error::new(UsageError(e)))?;
     if let Some(why) = host::refusal() {
         return Err(Refused(why).into());
     }
@@ -124,8 +150,9 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         write_json_atomic(path, &doc)?;
     }
     if let Some(path) = &args.doc {
-        let table = compare::markdown(&results, &format!("kernel {kernel}, swap {swap_name}, {} rep(s) per scenario{}", args.reps, if args.quick { ", --quick" } else { "" }));
-        compare::rewrite_doc(path, &table).map_err(err)?;
+        let setup = format!("kernel {kernel}, swap {swap_name}, {} rep(s) per scenario{}", args.reps, if args.quick { ", --quick" } else { "" });
+        let table = compare::markdown(&results.iter().collect::<Vec<_>>(), "reclaimsim validate all --reps N --doc docs/validation.md", &setup);
+        compare::rewrite_doc(path, "host", &table).map_err(err)?;
     }
     let missed: Vec<String> = results.iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
     if !missed.is_empty() {
@@ -134,15 +161,23 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     Ok(())
 }
 
-fn run_scenario(host: &mut Host, sc: &Scenario, mut machine: replay::Machine, reps: u32, cpu: usize, stats_flush: Option<u64>) -> Result<Comparison> {
+/// The scenario's dry-mode trace, written to `dir` and read back (the file is
+/// removed), with the digest the driver's real run must print.
+fn trace_of(sc: &Scenario, dir: &std::path::Path) -> Result<(Trace, Digest)> {
     let pattern = Pattern::parse(&sc.pattern).map_err(err)?;
-    let trace_path = host.dir.join(format!("{}.trace", sc.name));
+    let trace_path = dir.join(format!("{}.trace", sc.name));
     let mut w = BufWriter::new(std::fs::File::create(&trace_path)?);
     let digest = write_trace(&pattern, &mut w)?;
     w.flush()?;
     drop(w);
-    let trace = read_trace(&mut BufReader::new(std::fs::File::open(&trace_path)?)).map_err(|e| err(format!("{}: {e}", trace_path.display())))?;
+    let trace = read_trace(&mut BufReader::new(std::fs::File::open(&trace_path)?)).map_err(|e| err(format!("{}: {e}", trace_path.display())));
     std::fs::remove_file(&trace_path)?;
+    Ok((trace?, digest))
+}
+
+fn run_scenario(host: &mut Host, sc: &Scenario, mut machine: replay::Machine, reps: u32, cpu: usize, stats_flush: Option<u64>) -> Result<Comparison> {
+    let pattern = Pattern::parse(&sc.pattern).map_err(err)?;
+    let (trace, digest) = trace_of(sc, &host.dir)?;
     let mut runs = Vec::new();
     for rep in 0..reps {
         host::check_interrupted().map_err(err)?;

@@ -1,0 +1,226 @@
+//! `validate --kernel debian-6.1|debian-6.12`: the scenario runs inside a
+//! Debian kernel booted under qemu, MGLRU on or off, compared with the
+//! simulator under the matching profile (`v6.1-classic`, `v6.12-mglru`, ...).
+//!
+//! One boot per scenario and `lru_gen` setting runs the driver `reps + 1`
+//! times; the first run warms the guest up and is discarded. With the
+//! deterministic qemu set-up the kernel's counters repeat exactly.
+
+use super::compare::{self, Comparison, KernelRun};
+use super::debian::{self, Family, Kernel};
+use super::initramfs::{self, GuestPlan, Payload};
+use super::qemu::{self, ScratchDir};
+use super::scenarios::{self, Scenario};
+use super::{console, cpio, host, replay, stat, trace_of, Refused, ValidateArgs};
+use crate::runner::{write_json_atomic, UsageError};
+use anyhow::Result;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// zram size in the guest (and the simulator's swap).
+const SWAP_BYTES: u64 = 1 << 30;
+/// Host time allowed per boot.
+const BOOT_TIMEOUT: Duration = Duration::from_secs(1800);
+
+fn err(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
+}
+
+/// The statically linked busybox the guest runs.
+fn find_busybox() -> Result<PathBuf, Refused> {
+    let found = ["/bin/busybox", "/usr/bin/busybox", "/usr/sbin/busybox"].iter().map(PathBuf::from).find(|p| p.is_file());
+    let need = "needs a statically linked busybox (Debian: apt-get install busybox-static)";
+    let bb = found.ok_or_else(|| Refused(need.into()))?;
+    match initramfs::is_static(&bb) {
+        Ok(true) => Ok(bb),
+        _ => Err(Refused(format!("{need}; {} is dynamically linked", bb.display()))),
+    }
+}
+
+/// A finished boot's comparison and the host seconds it took.
+struct Boot {
+    comparison: Comparison,
+    host_seconds: f64,
+    lru_gen: bool,
+}
+
+/// `reclaimsim validate --kernel debian-*`.
+pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
+    let set = scenarios::select(&args.scenario, scenarios::guest(args.quick)).map_err(|e| anyhow::Error::new(UsageError(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
+    let modes: Vec<bool> = match args.lru_gen.as_deref() {
+        None => vec![false, true],
+        Some("on") => vec![true],
+        Some("off") => vec![false],
+        Some(other) => return Err(UsageError(format!("--lru-gen {other}: expected on or off")).into()),
+    };
+    let qemu = qemu::find_qemu().ok_or_else(|| Refused(format!("needs {} on PATH (Debian: apt-get install qemu-system-x86)", qemu::QEMU)))?;
+    let busybox = find_busybox()?;
+    let kernel = debian::fetch(family).map_err(|e| Refused(format!("the {} kernel package is not available: {e}", family.name)))?;
+    host::catch_signals();
+    let exe = std::env::current_exe()?;
+    let payload = Payload {
+        busybox,
+        libs: initramfs::shared_libs(&exe).map_err(err)?,
+        exe,
+        modules: kernel.modules.iter().map(|m| Ok((file_name(m), std::fs::read(m).map_err(|e| err(format!("{}: {e}", m.display())))?))).collect::<Result<_>>()?,
+    };
+    eprintln!("reclaimsim validate: {} ({}), qemu TCG -icount, {} rep(s) after a discarded warm-up run per boot", family.name, kernel.package, args.reps);
+    let started = Instant::now();
+    let mut boots = Vec::new();
+    for sc in &set {
+        let trace_dir = ScratchDir::new(boots.len()).map_err(err)?;
+        let (trace, digest) = trace_of(sc, &trace_dir.0)?;
+        drop(trace_dir);
+        for &lru_gen in &modes {
+            let b = boot_scenario(args, family, &kernel, &payload, &qemu, sc, lru_gen, trace.clone(), digest, boots.len())?;
+            print!("{}", b.comparison.text());
+            std::io::stdout().flush()?;
+            boots.push(b);
+        }
+    }
+    let total = started.elapsed().as_secs_f64();
+    eprintln!("reclaimsim validate: {} boot(s) in {total:.0} s", boots.len());
+    let direction = direction(&boots);
+    print!("\n{}", direction_text(&direction));
+    let results: Vec<&Comparison> = boots.iter().map(|b| &b.comparison).collect();
+    if let Some(path) = &args.json {
+        let doc = json!({
+            "kernel": {"family": family.name, "package": kernel.package, "reps": args.reps, "quick": args.quick, "emulation": "qemu TCG, -icount shift=0,sleep=off, -smp 1", "host_seconds": total},
+            "scenarios": boots.iter().map(|b| { let mut v = b.comparison.json(); v["lru_gen"] = json!(b.lru_gen); v["host_seconds"] = json!(b.host_seconds); v }).collect::<Vec<Value>>(),
+            "mglru_vs_classic": direction.iter().map(|d| json!({"scenario": d.scenario, "counter": "pswpout", "kernel_change": d.kernel, "sim_change": d.sim, "agrees": d.agrees()})).collect::<Vec<_>>(),
+        });
+        write_json_atomic(path, &doc)?;
+    }
+    if let Some(path) = &args.doc {
+        let setup = format!("{}, qemu TCG `-icount`, zram, {} rep(s) after a discarded warm-up, {} boot(s) in {total:.0} s{}", kernel.package, args.reps, boots.len(), if args.quick { ", --quick" } else { "" });
+        let command = format!("reclaimsim validate all --kernel {} --doc docs/validation.md", family.name);
+        let table = compare::markdown(&results, &command, &setup) + "\n" + &direction_markdown(&direction);
+        compare::rewrite_doc(path, family.name, &table).map_err(err)?;
+    }
+    let missed: Vec<String> = results.iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
+    if !missed.is_empty() {
+        eprintln!("reclaimsim validate: outside tolerance: {}", missed.join(", "));
+    }
+    Ok(())
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Boots once for `sc` with `lru_gen`, runs the simulator on `trace`.
+#[allow(clippy::too_many_arguments)]
+fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload: &Payload, qemu: &Path, sc: &Scenario, lru_gen: bool, trace: driver::trace::Trace, digest: driver::trace::Digest, n: usize) -> Result<Boot> {
+    let plan = GuestPlan {
+        pattern: sc.pattern.clone(),
+        limit_bytes: sc.limit_bytes,
+        swappiness: sc.swappiness,
+        swap_bytes: SWAP_BYTES,
+        lru_gen,
+        runs: args.reps + 1,
+        modules: kernel.modules.iter().map(|m| file_name(m)).collect(),
+    };
+    let archive = cpio::archive(&initramfs::entries(&plan, payload).map_err(err)?);
+    let scratch = ScratchDir::new(n).map_err(err)?;
+    let started = Instant::now();
+    let text = qemu::boot(qemu, &kernel.image, &archive, &scratch, BOOT_TIMEOUT).map_err(|e| err(format!("{} (lru_gen {}): {e}", sc.name, on_off(lru_gen))))?;
+    let host_seconds = started.elapsed().as_secs_f64();
+    drop(scratch);
+    let report = console::parse(&text).map_err(err)?;
+    let label = format!("{} (lru_gen {})", sc.name, on_off(lru_gen));
+    if !report.done || report.runs.len() != plan.runs as usize {
+        return Err(err(format!("{label}: the guest stopped after {} of {} runs", report.runs.len(), plan.runs)));
+    }
+    let want = format!("digest {digest}");
+    let mut runs = Vec::new();
+    for r in &report.runs {
+        if r.status != 0 || !r.driver.contains(&want) {
+            return Err(err(format!("{label} run {}: the driver failed (status {}): {}", r.index, r.status, r.driver.trim())));
+        }
+        if r.index > 0 {
+            runs.push(KernelRun { vmstat: stat::delta(&r.vmstat_before, &r.vmstat_after), memcg: r.memory_stat.clone(), wall_seconds: r.seconds, polls: r.polls });
+        }
+    }
+    let stats_flush = if family.stale_stats {
+        // Charges per poll: every first touch and every swap-in charges a page.
+        let charges: u64 = runs.iter().map(|r| trace.anon_pages as u64 + r.vmstat.get("pswpin").copied().unwrap_or(0)).sum();
+        (charges / runs.iter().map(|r| r.polls).sum::<u64>().max(1)).max(1)
+    } else {
+        0
+    };
+    let machine = replay::Machine {
+        profile: profile(family, lru_gen),
+        limit_bytes: sc.limit_bytes,
+        swappiness: sc.swappiness,
+        swap_kind: "zram",
+        swap_ra: "kernel",
+        swap_bytes: SWAP_BYTES,
+        page_cluster: report.info.get("page_cluster").and_then(|v| v.parse().ok()).unwrap_or(3),
+        vma_ra: true,
+        stats_flush,
+    };
+    let sim_started = Instant::now();
+    let sim = replay::simulate(&machine, trace).map_err(err)?;
+    let scenario = Scenario { name: label, ..sc.clone() };
+    Ok(Boot { comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()), host_seconds, lru_gen })
+}
+
+fn on_off(b: bool) -> &'static str {
+    if b { "on" } else { "off" }
+}
+
+/// The simulator profile for `family` with `lru_gen`.
+pub fn profile(family: &Family, lru_gen: bool) -> &'static str {
+    match (family.profile, lru_gen) {
+        ("v6.1", false) => "v6.1-classic",
+        ("v6.1", true) => "v6.1-mglru",
+        (_, false) => "v6.12-classic",
+        (_, true) => "v6.12-mglru",
+    }
+}
+
+/// MGLRU vs classic on one scenario: relative change of `pswpout`.
+struct Direction {
+    scenario: String,
+    kernel: f64,
+    sim: f64,
+}
+
+impl Direction {
+    /// Same sign, or both within ±1% (no real difference either way).
+    fn agrees(&self) -> bool {
+        (self.kernel.abs() < 0.01 && self.sim.abs() < 0.01) || self.kernel.signum() == self.sim.signum()
+    }
+}
+
+fn direction(boots: &[Boot]) -> Vec<Direction> {
+    let pswpout = |b: &Boot| b.comparison.rows.iter().find(|r| r.name == "pswpout").map(|r| (r.kernel_mean(), r.sim)).unwrap_or((0.0, 0.0));
+    let base = |b: &Boot| b.comparison.scenario.name.split(' ').next().unwrap_or_default().to_string();
+    let mut out = Vec::new();
+    for on in boots.iter().filter(|b| b.lru_gen) {
+        if let Some(off) = boots.iter().find(|b| !b.lru_gen && base(b) == base(on)) {
+            let ((k_on, s_on), (k_off, s_off)) = (pswpout(on), pswpout(off));
+            let change = |a: f64, b: f64| if b > 0.0 { a / b - 1.0 } else { 0.0 };
+            out.push(Direction { scenario: base(on), kernel: change(k_on, k_off), sim: change(s_on, s_off) });
+        }
+    }
+    out
+}
+
+fn direction_text(d: &[Direction]) -> String {
+    let mut s = String::from("MGLRU vs classic, pswpout (on/off - 1):\n");
+    for x in d {
+        s += &format!("  {:<12} kernel {:+.1}%  simulator {:+.1}%  {}\n", x.scenario, x.kernel * 100.0, x.sim * 100.0, if x.agrees() { "agrees" } else { "DISAGREES" });
+    }
+    s
+}
+
+fn direction_markdown(d: &[Direction]) -> String {
+    let mut s = String::from("MGLRU vs classic: change of `pswpout` with lru_gen on (on/off - 1).\n\n| scenario | kernel | simulator | direction agrees |\n|---|---|---|---|\n");
+    for x in d {
+        s += &format!("| {} | {:+.1}% | {:+.1}% | {} |\n", x.scenario, x.kernel * 100.0, x.sim * 100.0, if x.agrees() { "yes" } else { "**no**" });
+    }
+    s
+}
