@@ -516,6 +516,15 @@ pub const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    Setting {
+        key: "mglru_6_12",
+        help: "v6.12 MGLRU (vs v6.1): after aging below the default priority the lruvec is left; memcg reclaim scans nr_to_scan without stopping at nr_to_reclaim; all refaults counted, recent ones as activations",
+        get: |c| (c.reclaim.lru_gen.v6_12 as u8).to_string(),
+        set: |c, v| {
+            c.reclaim.lru_gen.v6_12 = parse_bool(v)?;
+            Ok(())
+        },
+    },
     dirty_flag!("kswapd_write_at_priority", kswapd_write_at_priority, "before v3.11 (seed 003): kswapd writes dirty file pages itself below priority 10; off: only while the node is flagged dirty"),
     dirty_flag!("kswapd_flat_priority", kswapd_flat_priority, "v3.11: kswapd passes aim at the high watermark, priority drops when scanning falls short; off (v3.9): full passes, restart at priority 12 after 32 reclaimed"),
     dirty_flag!("dirty_activate", dirty_activate, "v4.13: dirty/writeback file pages are activated and kswapd writes only pages seen twice; off: they stay on the inactive list"),

@@ -164,6 +164,7 @@ pub const PROFILES: &[Profile] = &[
             ("anon_workingset", "1"),
             ("lru_gen.enabled", "0x0007"),
             ("mglru_rework", "0"),
+            ("mglru_6_12", "0"),
         ],
     },
     Profile {
@@ -190,6 +191,7 @@ pub const PROFILES: &[Profile] = &[
             ("anon_workingset", "1"),
             ("lru_gen.enabled", "0x0007"),
             ("mglru_rework", "0"),
+            ("mglru_6_12", "1"),
         ],
     },
     Profile {

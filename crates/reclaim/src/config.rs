@@ -133,12 +133,20 @@ pub struct LruGenConfig {
     /// refs counted `PG_referenced` first, two-step promotion by the aging, refault
     /// recency against `max_seq`, type selection over all tiers, tier gains 2:3.
     pub rework_6_14: bool,
+    /// `mglru_6_12`: the v6.12 eviction loop and refault counters (checked
+    /// against Debian's 6.12.117 and 6.1.192 sources): below the default
+    /// priority a lruvec that needed aging is aged and left for this priority;
+    /// memcg reclaim is not cut short once enough was reclaimed; every refault
+    /// of an MGLRU shadow counts in `workingset_refault_*`, recent ones in
+    /// `workingset_activate_*`; pages added active lose their refs and
+    /// `PG_referenced`.
+    pub v6_12: bool,
 }
 
 impl Default for LruGenConfig {
     /// `enabled = 0x0007`, `min_ttl_ms = 0`, v6.1 behaviour.
     fn default() -> Self {
-        LruGenConfig { mm_walk: true, nonleaf_young: true, min_ttl_ms: 0, rework_6_14: false }
+        LruGenConfig { mm_walk: true, nonleaf_young: true, min_ttl_ms: 0, rework_6_14: false, v6_12: false }
     }
 }
 

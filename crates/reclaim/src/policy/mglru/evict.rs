@@ -36,7 +36,7 @@ impl Mglru {
             if !fully {
                 self.pid.protected[ty][tier] += 1;
             }
-            if !self.refs.rework {
+            if !self.refs.rework && !self.cfg.lru_gen.v6_12 {
                 mm.stat.count(if ty == ANON { VmEvent::WorkingsetActivateAnon } else { VmEvent::WorkingsetActivateFile }, 1);
             }
             self.folio_inc_gen(frames, pfn, false);

@@ -123,10 +123,16 @@ impl Mglru {
     fn lru_gen_add_folio(&mut self, mm: &mut Mm, pfn: Pfn, reclaiming: bool) {
         let f = &mm.frames[pfn];
         let ty = type_of(f);
-        let g = &self.lrugen;
         let flags = f.flags;
         let waiting = (ty == ANON && !flags.has(PageFlags::SWAPCACHE))
             || (flags.has(PageFlags::RECLAIM) && (flags.has(PageFlags::DIRTY) || flags.has(PageFlags::WRITEBACK)));
+        if self.cfg.lru_gen.v6_12 && flags.has(PageFlags::ACTIVE) {
+            // v6.12: a page added active starts over (refs and PG_referenced cleared).
+            let f = &mut mm.frames[pfn];
+            gens::set_refs_counter(f, 0);
+            f.flags.clear(PageFlags::REFERENCED);
+        }
+        let g = &self.lrugen;
         let seq = if self.refs.rework {
             let ws = flags.has(PageFlags::WORKINGSET) as u64;
             let dist = if flags.has(PageFlags::ACTIVE) {

@@ -33,7 +33,12 @@ impl Mglru {
         let info = unpack_shadow(shadow);
         let ty = type_of(&mm.frames[pfn]);
         let anon = ty == ANON;
-        mm.stat.count(if anon { VmEvent::WorkingsetRefaultAnon } else { VmEvent::WorkingsetRefaultFile }, 1);
+        let refault = if anon { VmEvent::WorkingsetRefaultAnon } else { VmEvent::WorkingsetRefaultFile };
+        // v6.1 counts recent refaults only; v6.12 (and later) every one.
+        let count_all = self.refs.rework || self.cfg.lru_gen.v6_12;
+        if count_all {
+            mm.stat.count(refault, 1);
+        }
         let seq_mask = EVICTION_MASK >> LRU_REFS_WIDTH;
         let token_seq = info.eviction >> LRU_REFS_WIDTH;
         let recent = if self.refs.rework {
@@ -44,6 +49,9 @@ impl Mglru {
         };
         if !recent {
             return;
+        }
+        if !count_all {
+            mm.stat.count(refault, 1);
         }
         let f = &mut mm.frames[pfn];
         let activate = if anon { VmEvent::WorkingsetActivateAnon } else { VmEvent::WorkingsetActivateFile };
@@ -66,9 +74,13 @@ impl Mglru {
             let refs = (info.eviction & REFS_BITS) as u32 + info.workingset as u32;
             let tier = self.refs.tier_from_refs(refs, false);
             self.pid.refaulted[ty][tier] += 1;
+            // v6.12 counts every recent refault as an activation; v6.1 counts
+            // activations in sort_folio() instead.
+            if self.cfg.lru_gen.v6_12 {
+                mm.stat.count(activate, 1);
+            }
             if in_fault || refs == 1 << LRU_REFS_WIDTH {
                 f.flags.set(PageFlags::WORKINGSET);
-                mm.stat.count(activate, 1);
                 mm.stat.count(restore, 1);
             }
         }

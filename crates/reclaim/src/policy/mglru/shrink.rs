@@ -1,5 +1,6 @@
 //! Driving reclaim: when to age, how much to scan (v6.1 `lru_gen_shrink_lruvec`,
-//! `get_nr_to_scan`, `should_run_aging`, `lru_gen_age_node`).
+//! `get_nr_to_scan`, `should_run_aging`, `lru_gen_age_node`; v6.12
+//! `try_to_shrink_lruvec` under `mglru_6_12`).
 //!
 //! kswapd ages in `age_node` before each pass and leaves the aging out of its
 //! eviction loop; direct reclaim ages inline when eviction needs it (below the
@@ -77,13 +78,36 @@ impl Mglru {
         }
     }
 
-    /// `lru_gen_shrink_lruvec()`.
+    /// v6.12 `get_nr_to_scan()`: `None` when the lruvec needed aging below the
+    /// default priority: it is aged and left for this priority.
+    fn get_nr_to_scan_6_12(&mut self, mm: &mut Mm, sc: &mut ScanControl, can_swap: bool) -> Option<u64> {
+        let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        if !need_aging || sc.priority == DEF_PRIORITY {
+            return Some(nr_to_scan);
+        }
+        let max_seq = self.lrugen.max_seq;
+        if self.try_to_inc_max_seq(mm, max_seq, can_swap, false, sc.now_ns, &mut sc.work) {
+            None
+        } else {
+            Some(0)
+        }
+    }
+
+    /// `lru_gen_shrink_lruvec()` (v6.1) / `try_to_shrink_lruvec()` (v6.12).
     pub(super) fn shrink_lruvec(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
         let mut scanned = 0;
+        let v6_12 = self.cfg.lru_gen.v6_12;
         // Bounded: every round scans at least one page, and nr_to_scan is finite.
         loop {
             let swappiness = self.get_swappiness(mm, sc);
-            let nr_to_scan = self.get_nr_to_scan(mm, sc, swappiness != 0);
+            let nr_to_scan = if v6_12 {
+                match self.get_nr_to_scan_6_12(mm, sc, swappiness != 0) {
+                    Some(n) => n,
+                    None => break,
+                }
+            } else {
+                self.get_nr_to_scan(mm, sc, swappiness != 0)
+            };
             if nr_to_scan == 0 {
                 break;
             }
@@ -92,7 +116,11 @@ impl Mglru {
                 break;
             }
             scanned += delta;
-            if scanned >= nr_to_scan || sc.nr_reclaimed >= sc.nr_to_reclaim {
+            if scanned >= nr_to_scan {
+                break;
+            }
+            // should_abort_scan(): v6.12 never cuts memcg reclaim short.
+            if sc.nr_reclaimed >= sc.nr_to_reclaim && !(v6_12 && sc.reclaimer.is_cgroup()) {
                 break;
             }
         }
