@@ -84,3 +84,101 @@ fn driver_dry_mode_is_deterministic_and_matches_the_pattern() {
     assert!(text.starts_with("reclaimsim-driver-trace 1\npattern mixed:anon=64K,file=64K,ops=100,alpha=0.8,share=50,seed=5,write=1\nanon 16\nfile 16\nops 116\n"));
     assert_eq!(text.lines().count(), 5 + 116 + 1);
 }
+
+/// `validate --kernel debian-6.12 --quick` on one scenario: boots the Debian
+/// kernel under qemu. Skipped (with the reason) where qemu, busybox-static or
+/// the kernel package is unavailable.
+#[test]
+fn debian_kernel_under_qemu_matches_and_leaves_nothing_behind() {
+    let path = std::env::temp_dir().join(format!("reclaimsim-validate-qemu-{}.json", std::process::id()));
+    let child = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+        .args(["validate", "anon-seq", "--kernel", "debian-6.12", "--lru-gen", "on", "--quick", "--json", path.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(3) {
+        eprintln!("skipped: {}", stderr.trim());
+        assert!(stderr.contains("validate cannot run here: "), "{stderr}");
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    assert!(leftovers(pid).is_empty(), "left behind: {:?}", leftovers(pid));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(doc["kernel"]["family"], "debian-6.12");
+    let s = &doc["scenarios"][0];
+    assert_eq!(s["name"], "anon-seq (lru_gen on)");
+    assert_eq!(s["sim_profile"], "v6.12-mglru");
+    assert_eq!(s["kernel_runs"].as_array().unwrap().len(), 1, "the warm-up run is discarded");
+    let counter = |name: &str| s["counters"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap().clone();
+    // 4 passes over 24M with a 16M limit: every page of passes 2-4 is swapped in.
+    assert_eq!(counter("pswpin")["kernel_mean"].as_f64().unwrap(), 3.0 * 6144.0);
+    for name in ["pswpin", "pswpout", "pgmajfault", "pgsteal_anon"] {
+        assert!(counter(name)["within"].as_bool().unwrap(), "{name}: {}", counter(name));
+    }
+    assert_eq!(counter("pgscan_kswapd")["kernel_mean"].as_f64().unwrap(), 0.0, "limit reclaim only");
+}
+
+/// Scratch directories of the validate process `pid` still on disk.
+fn leftovers(pid: u32) -> Vec<std::path::PathBuf> {
+    let prefix = format!("reclaimsim-guest.{pid}.");
+    std::fs::read_dir(std::env::temp_dir()).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix)).collect()
+}
+
+/// SIGINT while the guest runs: qemu is killed, the scratch directory removed.
+#[test]
+fn interrupted_qemu_validation_cleans_up() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+        .args(["validate", "anon-seq", "--kernel", "debian-6.1", "--lru-gen", "off", "--quick"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until a boot is under way (its initramfs written), or the command ended (skipped).
+    let started = std::time::Instant::now();
+    let booting = loop {
+        if leftovers(pid).iter().any(|d| d.join("initramfs.cpio").exists()) {
+            break true;
+        }
+        if child.try_wait().unwrap().is_some() || started.elapsed().as_secs() > 600 {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    if !booting {
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        eprintln!("skipped: {}", stderr.trim());
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        return;
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: signals our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(leftovers(pid).is_empty(), "left behind: {:?}", leftovers(pid));
+    // No qemu started by it survives.
+    let qemus: Vec<String> = std::fs::read_dir("/proc").unwrap().filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok()).map(|c| String::from_utf8_lossy(&c).replace('\0', " ")).filter(|c| c.contains(&format!("reclaimsim-guest.{pid}."))).collect();
+    assert!(qemus.is_empty(), "{qemus:?}");
+}
+
+#[test]
+fn kernel_and_lru_gen_usage_errors() {
+    let out = reclaimsim(&["validate", "anon-seq", "--kernel", "debian-5.10"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--kernel debian-5.10: expected host, debian-6.1, debian-6.12"));
+    let out = reclaimsim(&["validate", "anon-seq", "--lru-gen", "on"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--lru-gen needs --kernel debian-*"));
+    let out = reclaimsim(&["validate", "file-seq", "--kernel", "debian-6.12"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scenario `file-seq`; scenarios: all, anon-seq, anon-zipf, hotcold (a guest kernel runs the anon scenarios only)"), "{}", String::from_utf8_lossy(&out.stderr));
+}

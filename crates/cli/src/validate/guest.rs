@@ -57,10 +57,13 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     };
     let qemu = qemu::find_qemu().ok_or_else(|| Refused(format!("needs {} on PATH (Debian: apt-get install qemu-system-x86)", qemu::QEMU)))?;
     let busybox = find_busybox()?;
-    let kernel = debian::fetch(family).map_err(|e| Refused(format!("the {} kernel package is not available: {e}", family.name)))?;
     host::catch_signals();
+    let kernel = debian::fetch(family).map_err(|e| match host::check_interrupted() {
+        Err(stop) => err(stop),
+        Ok(()) => Refused(format!("the {} kernel package is not available: {e}", family.name)).into(),
+    })?;
     let exe = std::env::current_exe()?;
-    let work = ScratchDir::new(usize::MAX).map_err(err)?;
+    let work = ScratchDir::new("driver").map_err(err)?;
     let payload = Payload {
         busybox,
         libs: initramfs::shared_libs(&exe).map_err(err)?,
@@ -71,7 +74,7 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     let started = Instant::now();
     let mut boots = Vec::new();
     for sc in &set {
-        let trace_dir = ScratchDir::new(boots.len()).map_err(err)?;
+        let trace_dir = ScratchDir::new(&format!("trace{}", boots.len())).map_err(err)?;
         let (trace, digest) = trace_of(sc, &trace_dir.0)?;
         drop(trace_dir);
         for &lru_gen in &modes {
@@ -132,7 +135,7 @@ fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload:
         modules: kernel.modules.iter().map(|m| file_name(m)).collect(),
     };
     let archive = cpio::archive(&initramfs::entries(&plan, payload).map_err(err)?);
-    let scratch = ScratchDir::new(n).map_err(err)?;
+    let scratch = ScratchDir::new(&format!("boot{n}")).map_err(err)?;
     let started = Instant::now();
     let text = qemu::boot(qemu, &kernel.image, &archive, &scratch, BOOT_TIMEOUT).map_err(|e| err(format!("{} (lru_gen {}): {e}", sc.name, on_off(lru_gen))))?;
     let host_seconds = started.elapsed().as_secs_f64();

@@ -22,9 +22,9 @@ pub fn find_qemu() -> Option<PathBuf> {
 pub struct ScratchDir(pub PathBuf);
 
 impl ScratchDir {
-    /// Creates `$TMPDIR/reclaimsim-guest.PID.N`.
-    pub fn new(n: usize) -> Result<ScratchDir, String> {
-        let p = std::env::temp_dir().join(format!("reclaimsim-guest.{}.{n}", std::process::id()));
+    /// Creates `$TMPDIR/reclaimsim-guest.PID.NAME`.
+    pub fn new(name: &str) -> Result<ScratchDir, String> {
+        let p = std::env::temp_dir().join(format!("reclaimsim-guest.{}.{name}", std::process::id()));
         fs::create_dir_all(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         Ok(ScratchDir(p))
     }
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn scratch_dir_is_removed_on_drop() {
-        let d = ScratchDir::new(999).unwrap();
+        let d = ScratchDir::new("test").unwrap();
         let p = d.0.clone();
         fs::write(p.join("x"), "y").unwrap();
         drop(d);
