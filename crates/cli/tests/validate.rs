@@ -92,7 +92,7 @@ fn driver_dry_mode_is_deterministic_and_matches_the_pattern() {
 fn debian_kernel_under_qemu_matches_and_leaves_nothing_behind() {
     let path = std::env::temp_dir().join(format!("reclaimsim-validate-qemu-{}.json", std::process::id()));
     let child = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
-        .args(["validate", "anon-seq", "--kernel", "debian-6.12", "--lru-gen", "on", "--quick", "--json", path.to_str().unwrap()])
+        .args(["validate", "anon-seq", "--kernel", "debian-6.12", "--lru-gen", "on", "--quick", "--fresh", "--json", path.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -133,7 +133,7 @@ fn leftovers(pid: u32) -> Vec<std::path::PathBuf> {
 #[test]
 fn interrupted_qemu_validation_cleans_up() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
-        .args(["validate", "anon-seq", "--kernel", "debian-6.1", "--lru-gen", "off", "--quick"])
+        .args(["validate", "anon-seq", "--kernel", "debian-6.1", "--lru-gen", "off", "--quick", "--fresh"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -81,6 +81,8 @@ pub fn version_cmp(a: &str, b: &str) -> Ordering {
 pub struct Kernel {
     /// The Debian package it came from.
     pub package: String,
+    /// Its cache directory (kernel reports of earlier boots go to `runs/`).
+    pub dir: PathBuf,
     /// `vmlinuz`.
     pub image: PathBuf,
     /// Module files, in load order.
@@ -102,7 +104,7 @@ fn load_cached(dir: &Path, package: &str) -> Option<Kernel> {
     let order = fs::read_to_string(dir.join(ORDER_FILE)).ok()?;
     let modules: Vec<PathBuf> = order.lines().filter(|l| !l.is_empty()).map(|l| dir.join(l)).collect();
     let image = dir.join("vmlinuz");
-    (image.exists() && modules.iter().all(|m| m.exists())).then(|| Kernel { package: package.to_string(), image, modules })
+    (image.exists() && modules.iter().all(|m| m.exists())).then(|| Kernel { package: package.to_string(), dir: dir.to_path_buf(), image, modules })
 }
 
 /// The newest cached kernel of `family`, if any.

@@ -80,6 +80,10 @@ pub struct ValidateArgs {
     /// With a Debian kernel: MGLRU `on` or `off` (default: both, one boot each).
     #[arg(long, value_name = "on|off")]
     pub lru_gen: Option<String>,
+    /// With a Debian kernel: boot even where the kernel's report for the same
+    /// kernel, scenario and reps is cached (the guest is deterministic).
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 /// KERNEL/SIM: swap created for validation (zram disksize or swap file size).
