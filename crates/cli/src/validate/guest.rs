@@ -185,6 +185,7 @@ fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload:
         page_cluster: report.info.get("page_cluster").and_then(|v| v.parse().ok()).unwrap_or(3),
         vma_ra: true,
         stats_flush,
+        extra: args.sim_settings()?,
     };
     let sim_started = Instant::now();
     let sim = replay::simulate(&machine, trace).map_err(err)?;

@@ -84,6 +84,17 @@ pub struct ValidateArgs {
     /// kernel, scenario and reps is cached (the guest is deterministic).
     #[arg(long)]
     pub fresh: bool,
+    /// Simulator setting KEY=VALUE applied after the machine's (repeatable),
+    /// to test a model change against the same kernel runs.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl ValidateArgs {
+    /// The `--set` overrides as pairs.
+    fn sim_settings(&self) -> Result<Vec<(String, String)>, UsageError> {
+        self.set.iter().map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).ok_or_else(|| UsageError(format!("--set {kv}: expected KEY=VALUE")))).collect()
+    }
 }
 
 /// KERNEL/SIM: swap created for validation (zram disksize or swap file size).
@@ -137,6 +148,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             page_cluster,
             vma_ra,
             stats_flush: 0,
+            extra: args.sim_settings()?,
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());

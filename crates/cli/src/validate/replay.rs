@@ -46,6 +46,8 @@ pub struct Machine {
     pub vma_ra: bool,
     /// `memcg.stats_flush`: charges between the group's statistics flushes.
     pub stats_flush: u64,
+    /// `--set KEY=VALUE` overrides from the command line, applied last.
+    pub extra: Vec<(String, String)>,
 }
 
 impl Machine {
@@ -53,7 +55,7 @@ impl Machine {
     pub fn settings(&self) -> Vec<(String, String)> {
         // Enough RAM that only the group's limit causes reclaim (the host has GBs free).
         let memory = (self.limit_bytes * 4).max(1 << 30);
-        vec![
+        let mut v: Vec<(String, String)> = vec![
             ("memory".into(), engine::config::format_size(memory)),
             ("swap".into(), format!("{}:{}", self.swap_kind, engine::config::format_size(self.swap_bytes))),
             ("memcg.limit".into(), engine::config::format_size(self.limit_bytes)),
@@ -62,7 +64,9 @@ impl Machine {
             ("vma_ra_enabled".into(), (self.vma_ra as u8).to_string()),
             ("swap_ra".into(), self.swap_ra.to_string()),
             ("memcg.stats_flush".into(), self.stats_flush.to_string()),
-        ]
+        ];
+        v.extend(self.extra.iter().cloned());
+        v
     }
 }
 
