@@ -32,7 +32,7 @@ impl Mglru {
         // Protected by the PID controller.
         let tier = self.refs.tier(&f);
         let fully = self.refs.fully_referenced(&f);
-        if tier > tier_idx || fully {
+        if tier > tier_idx || fully || self.refs.saturated(&f) {
             if !fully {
                 self.pid.protected[ty][tier] += 1;
             }

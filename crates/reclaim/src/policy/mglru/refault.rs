@@ -80,7 +80,9 @@ impl Mglru {
                 mm.stat.count(activate, 1);
             }
             if in_fault || refs == 1 << LRU_REFS_WIDTH {
-                f.flags.set(PageFlags::WORKINGSET);
+                // Sets the refs counter too (v6.12 clears it again when the page
+                // is added active, see lru_gen_add_folio).
+                self.refs.set_refaulted(f);
                 mm.stat.count(restore, 1);
             }
         }

@@ -68,6 +68,20 @@ impl Refs {
         self.rework && self.refs(f) + f.flags.has(PageFlags::WORKINGSET) as u32 == (1 << LRU_REFS_WIDTH) + 1
     }
 
+    /// v6.1 `sort_folio()`: refs at `BIT(LRU_REFS_WIDTH)` (counter saturated and
+    /// `PG_workingset`, as a refault in a fault leaves a page) are protected
+    /// whatever the tier threshold.
+    pub fn saturated(self, f: &Frame) -> bool {
+        !self.rework && self.refs(f) == 1 << LRU_REFS_WIDTH
+    }
+
+    /// Marks a refaulting page as the v6.1 `lru_gen_refault()` does: counter
+    /// saturated and `PG_workingset`.
+    pub fn set_refaulted(self, f: &mut Frame) {
+        set_refs_counter(f, COUNTER_MAX);
+        f.flags.set(PageFlags::WORKINGSET);
+    }
+
     /// `folio_inc_refs()` / `lru_gen_inc_refs()`: one access through a file descriptor.
     pub fn inc(self, f: &mut Frame) {
         if f.flags.has(PageFlags::UNEVICTABLE) {
