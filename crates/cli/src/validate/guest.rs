@@ -44,6 +44,8 @@ struct Boot {
     comparison: Comparison,
     host_seconds: f64,
     lru_gen: bool,
+    /// The kernel's report came from the cache (no boot).
+    cached: bool,
 }
 
 /// `reclaimsim validate --kernel debian-*`.
@@ -92,13 +94,22 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     if let Some(path) = &args.json {
         let doc = json!({
             "kernel": {"family": family.name, "package": kernel.package, "reps": args.reps, "quick": args.quick, "emulation": "qemu TCG, -icount shift=0,sleep=off, -smp 1", "host_seconds": total},
-            "scenarios": boots.iter().map(|b| { let mut v = b.comparison.json(); v["lru_gen"] = json!(b.lru_gen); v["host_seconds"] = json!(b.host_seconds); v }).collect::<Vec<Value>>(),
+            "scenarios": boots.iter().map(|b| { let mut v = b.comparison.json(); v["lru_gen"] = json!(b.lru_gen); v["host_seconds"] = json!(b.host_seconds); v["cached"] = json!(b.cached); v }).collect::<Vec<Value>>(),
             "mglru_vs_classic": direction.iter().map(|d| json!({"scenario": d.scenario, "counter": "pswpout", "kernel_change": d.kernel, "sim_change": d.sim, "agrees": d.agrees()})).collect::<Vec<_>>(),
         });
         write_json_atomic(path, &doc)?;
     }
     if let Some(path) = &args.doc {
-        let setup = format!("{}, qemu TCG `-icount`, zram, {} rep(s) after a discarded warm-up, {} boot(s) in {total:.0} s{}", kernel.package, args.reps, boots.len(), if args.quick { ", --quick" } else { "" });
+        let booted: Vec<&Boot> = boots.iter().filter(|b| !b.cached).collect();
+        let boot_seconds: f64 = booted.iter().map(|b| b.host_seconds).sum();
+        let setup = format!(
+            "{}, qemu TCG `-icount`, zram, {} rep(s) after a discarded warm-up; {} boot(s) now ({boot_seconds:.0} s), {} from the cache{}",
+            kernel.package,
+            args.reps,
+            booted.len(),
+            boots.len() - booted.len(),
+            if args.quick { ", --quick" } else { "" }
+        );
         let command = format!("reclaimsim validate all --kernel {} --doc docs/validation.md", family.name);
         let table = compare::markdown(&results, &command, &setup) + "\n" + &direction_markdown(&direction);
         compare::rewrite_doc(path, family.name, &table).map_err(err)?;
@@ -138,6 +149,7 @@ fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload:
     // The guest is deterministic: its report is kept per kernel and plan.
     let cached = kernel.dir.join("runs").join(format!("{}.txt", run_key(&kernel.package, &plan, digest)));
     let started = Instant::now();
+    let from_cache = !args.fresh && cached.exists();
     let text = match std::fs::read_to_string(&cached) {
         Ok(text) if !args.fresh => {
             eprintln!("reclaimsim validate: {label}: the kernel's report from {} (--fresh boots again)", cached.display());
@@ -190,7 +202,7 @@ fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload:
     let sim_started = Instant::now();
     let sim = replay::simulate(&machine, trace).map_err(err)?;
     let scenario = Scenario { name: label, ..sc.clone() };
-    Ok(Boot { comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()), host_seconds, lru_gen })
+    Ok(Boot { comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()), host_seconds, lru_gen, cached: from_cache })
 }
 
 /// The cache key of a boot: FNV-1a 64 over the package, the generated `/init`
