@@ -101,15 +101,13 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     }
     if let Some(path) = &args.doc {
         let booted: Vec<&Boot> = boots.iter().filter(|b| !b.cached).collect();
-        let boot_seconds: f64 = booted.iter().map(|b| b.host_seconds).sum();
-        let setup = format!(
-            "{}, qemu TCG `-icount`, zram, {} rep(s) after a discarded warm-up; {} boot(s) now ({boot_seconds:.0} s), {} from the cache{}",
-            kernel.package,
-            args.reps,
-            booted.len(),
-            boots.len() - booted.len(),
-            if args.quick { ", --quick" } else { "" }
-        );
+        let boots_done = if booted.is_empty() {
+            format!("all {} kernel reports from the cache", boots.len())
+        } else {
+            let secs: f64 = booted.iter().map(|b| b.host_seconds).sum();
+            format!("{} boot(s) now ({secs:.0} s host time), {} report(s) from the cache", booted.len(), boots.len() - booted.len())
+        };
+        let setup = format!("{}, qemu TCG `-icount`, zram, {} rep(s) after a discarded warm-up; {boots_done}{}", kernel.package, args.reps, if args.quick { ", --quick" } else { "" });
         let command = format!("reclaimsim validate all --kernel {} --doc docs/validation.md", family.name);
         let table = compare::markdown(&results, &command, &setup) + "\n" + &direction_markdown(&direction);
         compare::rewrite_doc(path, family.name, &table).map_err(err)?;
