@@ -81,7 +81,12 @@ impl Mglru {
     /// v6.12 `get_nr_to_scan()`: `None` when the lruvec needed aging below the
     /// default priority: it is aged and left for this priority.
     fn get_nr_to_scan_6_12(&mut self, mm: &mut Mm, sc: &mut ScanControl, can_swap: bool) -> Option<u64> {
-        let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        let (need_aging, mut nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        // v6.12 (unlike v6.1) has nothing to scan when out of cold generations.
+        let first = if can_swap { ANON } else { FILE };
+        if self.lrugen.min_seq[first] + MIN_NR_GENS > self.lrugen.max_seq {
+            nr_to_scan = 0;
+        }
         if !need_aging || sc.priority == DEF_PRIORITY {
             return Some(nr_to_scan);
         }
