@@ -187,6 +187,10 @@ struct Thread {
     fast_ops: u64,
     reclaim_stall_ns: Nanos,
     hist: Histogram<u64>,
+    /// Start of the open transaction, transactions completed and their latencies.
+    txn_start: Nanos,
+    txns: u64,
+    txn_hist: Histogram<u64>,
     done: bool,
 }
 
@@ -316,6 +320,9 @@ impl SimBuilder {
             reclaim_stall_ns: 0,
             // 3 significant digits, auto-resizing: bounded by the largest latency seen.
             hist: Histogram::new(3).expect("3 significant figures is valid"),
+            txn_start: 0,
+            txns: 0,
+            txn_hist: Histogram::new(3).expect("3 significant figures is valid"),
             done: false,
         });
         self.m.queue.push(0, Event::Thread(id));
@@ -325,6 +332,11 @@ impl SimBuilder {
     pub fn build(self) -> Sim {
         Sim { m: self.m, threads: self.threads }
     }
+}
+
+/// A histogram's value at each of [`LATENCY_PERCENTILES`] (100 = its maximum).
+fn percentiles(h: &Histogram<u64>) -> [(f64, u64); 9] {
+    LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { h.max() } else { h.value_at_quantile(p / 100.0) }))
 }
 
 impl Sim {
@@ -384,6 +396,15 @@ impl Sim {
                     }
                     Step::LruGen(w) => {
                         th.clock += m.lru_gen_write(w, th.clock);
+                        continue;
+                    }
+                    Step::TxnBegin => {
+                        th.txn_start = th.clock;
+                        continue;
+                    }
+                    Step::TxnEnd => {
+                        th.txns += 1;
+                        th.txn_hist.record((th.clock - th.txn_start).max(1)).expect("auto-resizing histogram");
                         continue;
                     }
                     Step::Done => {
@@ -463,19 +484,20 @@ impl Sim {
                 if t.fast_ops > 0 {
                     t.hist.record_n(self.m.cfg.cpu.access_ns.max(1), t.fast_ops).expect("auto-resizing histogram");
                 }
-                let q = |p: f64| t.hist.value_at_quantile(p);
                 ThreadReport {
                     name: t.name.clone(),
                     ops: t.fast_ops + t.slow_ops,
                     end_ns: if t.done { t.clock } else { end },
                     reclaim_stall_ns: t.reclaim_stall_ns,
-                    latency_ns: LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { t.hist.max() } else { q(p / 100.0) })),
+                    latency_ns: percentiles(&t.hist),
                     latency_mean_ns: t.hist.mean(),
+                    txns: t.txns,
+                    txn_latency_ns: percentiles(&t.txn_hist),
+                    txn_latency_mean_ns: t.txn_hist.mean(),
                 }
             })
             .collect();
         let dh = &self.m.direct_hist;
-        let dq = |p: f64| dh.value_at_quantile(p);
         RunReport {
             vmstat,
             memcg,
@@ -488,7 +510,7 @@ impl Sim {
             kswapd_work: self.m.kswapd_work,
             direct_work: self.m.direct_work,
             direct_reclaims: dh.len(),
-            direct_reclaim_latency_ns: LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { dh.max() } else { dq(p / 100.0) })),
+            direct_reclaim_latency_ns: percentiles(dh),
             psi: self.m.psi.finish(end),
             lru_gen_dump: self.m.policy.lru_gen_dump(end),
             lru_gen_writes: std::mem::take(&mut self.m.lru_gen_log),
