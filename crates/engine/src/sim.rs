@@ -189,6 +189,7 @@ struct Thread {
     hist: Histogram<u64>,
     /// Start of the open transaction, transactions completed and their latencies.
     txn_start: Nanos,
+    first_txn_ns: Option<Nanos>,
     txns: u64,
     txn_hist: Histogram<u64>,
     done: bool,
@@ -321,6 +322,7 @@ impl SimBuilder {
             // 3 significant digits, auto-resizing: bounded by the largest latency seen.
             hist: Histogram::new(3).expect("3 significant figures is valid"),
             txn_start: 0,
+            first_txn_ns: None,
             txns: 0,
             txn_hist: Histogram::new(3).expect("3 significant figures is valid"),
             done: false,
@@ -400,6 +402,7 @@ impl Sim {
                     }
                     Step::TxnBegin => {
                         th.txn_start = th.clock;
+                        th.first_txn_ns.get_or_insert(th.clock);
                         continue;
                     }
                     Step::TxnEnd => {
@@ -492,6 +495,7 @@ impl Sim {
                     latency_ns: percentiles(&t.hist),
                     latency_mean_ns: t.hist.mean(),
                     txns: t.txns,
+                    first_txn_ns: t.first_txn_ns.unwrap_or(0),
                     txn_latency_ns: percentiles(&t.txn_hist),
                     txn_latency_mean_ns: t.txn_hist.mean(),
                 }

@@ -27,7 +27,7 @@ pub struct EbizzyShape {
 
 /// One ebizzy worker thread.
 ///
-/// SIM-CHOICE: ebizzy's `search_mem()` loop at page granularity: a chunk is
+/// Simplification S-WL3: ebizzy's `search_mem()` loop at page granularity: a chunk is
 /// drawn from the shared popularity distribution, each of its pages is read
 /// and stored to the same page of the thread's copy buffer (`memcpy`), then the
 /// next chunk. The copy buffer is one region reused by every copy, as glibc's

@@ -1,7 +1,7 @@
 //! Seed 000's benchmark: pgbench's TPC-B-like transaction against a database
 //! on a filesystem, with postgres's shared buffers in anonymous memory.
 //!
-//! SIM-CHOICE: one postgres block is one 4 KiB page. The database file holds,
+//! Simplification S-WL4: one postgres block is one 4 KiB page. The database file holds,
 //! in order, the branches, the tellers, the accounts index (root, internal
 //! pages, leaves) and the accounts heap; the history table and the WAL are
 //! files of their own. Every block goes through the shared buffer pool
@@ -149,9 +149,19 @@ pub struct PgClient {
     /// Steps of the transaction in progress, next at `pos`.
     steps: Vec<Step>,
     pos: usize,
-    /// Memory to write first (the idle processes' anon, written once by one client).
-    prelude: Option<(RegionId, u32)>,
+    /// Written before the transactions: anonymous pages (the idle processes',
+    /// by one client) and this client's share of the database file (`pgbench -i`).
+    prelude: Prelude,
     prelude_pos: u32,
+}
+
+/// What a client writes before its transactions.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prelude {
+    /// Anonymous memory to write once: region and pages.
+    pub anon: Option<(RegionId, u32)>,
+    /// Database pages to write with `write()`: first page and count.
+    pub db: (u32, u32),
 }
 
 /// History rows per page (a pgbench_history row is ~50 bytes).
@@ -159,7 +169,7 @@ const HISTORY_ROWS_PER_PAGE: u64 = 80;
 
 impl PgClient {
     /// A client running `txns` transactions; `prelude` is written once before them.
-    pub fn new(layout: PgLayout, pool: Rc<RefCell<BufferPool>>, tail: Rc<RefCell<(u64, u64)>>, txns: u64, prelude: Option<(RegionId, u32)>, rng: SimRng) -> PgClient {
+    pub fn new(layout: PgLayout, pool: Rc<RefCell<BufferPool>>, tail: Rc<RefCell<(u64, u64)>>, txns: u64, prelude: Prelude, rng: SimRng) -> PgClient {
         PgClient { layout, pool, tail, rng, txns_left: txns, steps: Vec::with_capacity(32), pos: 0, prelude, prelude_pos: 0 }
     }
 
@@ -239,11 +249,14 @@ impl PgClient {
 
 impl Program for PgClient {
     fn next(&mut self) -> Step {
-        if let Some((region, pages)) = self.prelude {
-            if self.prelude_pos < pages {
-                self.prelude_pos += 1;
-                return Step::Access(Access::Mem { region, page: self.prelude_pos - 1, write: true });
-            }
+        let anon = self.prelude.anon.map_or(0, |a| a.1);
+        if self.prelude_pos < anon + self.prelude.db.1 {
+            self.prelude_pos += 1;
+            let i = self.prelude_pos - 1;
+            return Step::Access(match self.prelude.anon {
+                Some((region, pages)) if i < pages => Access::Mem { region, page: i, write: true },
+                _ => Access::FileWrite { file: self.layout.db, page: self.prelude.db.0 + i - anon },
+            });
         }
         if self.pos >= self.steps.len() {
             if self.txns_left == 0 {
@@ -304,7 +317,7 @@ mod tests {
         let l = layout();
         let pool = Rc::new(RefCell::new(BufferPool::new(l.nr_buffers, pool_blocks(&l))));
         let tail = Rc::new(RefCell::new((0, 0)));
-        let mut c = PgClient::new(l, pool.clone(), tail.clone(), 2, None, SimRng::new(1, 0));
+        let mut c = PgClient::new(l, pool.clone(), tail.clone(), 2, Prelude::default(), SimRng::new(1, 0));
         let t1 = run_txn(&mut c);
         let reads = |t: &[Step]| t.iter().filter(|s| matches!(s, Step::Access(Access::FileRead { .. }))).count();
         let wal = |t: &[Step]| t.iter().filter(|s| matches!(s, Step::Access(Access::FileWrite { file: FileId(2), .. }))).count();
@@ -323,11 +336,23 @@ mod tests {
     }
 
     #[test]
+    fn prelude_writes_anon_then_the_database_share() {
+        let l = layout();
+        let pool = Rc::new(RefCell::new(BufferPool::new(l.nr_buffers, pool_blocks(&l))));
+        let prelude = Prelude { anon: Some((RegionId(5), 2)), db: (10, 2) };
+        let mut c = PgClient::new(l, pool, Rc::new(RefCell::new((0, 0))), 0, prelude, SimRng::new(1, 0));
+        let steps: Vec<Step> = std::iter::from_fn(|| Some(c.next())).take(5).collect();
+        let m = |page| Step::Access(Access::Mem { region: RegionId(5), page, write: true });
+        let w = |page| Step::Access(Access::FileWrite { file: FileId(0), page });
+        assert_eq!(steps, vec![m(0), m(1), w(10), w(11), Step::Done]);
+    }
+
+    #[test]
     fn dirty_victims_are_written_back() {
         let mut l = layout();
         l.nr_buffers = 3;
         let pool = Rc::new(RefCell::new(BufferPool::new(l.nr_buffers, pool_blocks(&l))));
-        let mut c = PgClient::new(l, pool, Rc::new(RefCell::new((0, 0))), 1, None, SimRng::new(1, 0));
+        let mut c = PgClient::new(l, pool, Rc::new(RefCell::new((0, 0))), 1, Prelude::default(), SimRng::new(1, 0));
         let t = run_txn(&mut c);
         // Seven blocks through three buffers: the dirty heap, teller and branch
         // blocks are among the evicted, so some database page is written.

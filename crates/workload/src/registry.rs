@@ -3,7 +3,7 @@
 use crate::cases;
 use crate::ebizzy::{Ebizzy, EbizzyShape};
 use crate::iobench::{FileCopy, MemcacheTest};
-use crate::pgbench::{self, BufferPool, PgClient, PgLayout};
+use crate::pgbench::{self, BufferPool, PgClient, PgLayout, Prelude};
 use crate::phases::{Phase, PhaseProgram, Target};
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
@@ -168,6 +168,7 @@ pub const WORKLOADS: &[Workload] = &[
             p("cpu_us", "300", "CPU time per transaction outside memory accesses, microseconds"),
             p("clients", "8", "client threads"),
             p("txns", "20000", "transactions per client"),
+            p("init", "1", "1: the clients first write the database file (pgbench -i), leaving it in the page cache"),
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: build_pgbench,
@@ -539,9 +540,15 @@ fn build_pgbench(c: &mut Ctx) -> Result<(), SpecError> {
     let layout = PgLayout { db, db_pages, history, history_pages, wal, wal_pages, buffers, nr_buffers, wal_bytes, cpu_ns, index_permille };
     let pool = Rc::new(RefCell::new(BufferPool::new(nr_buffers, pgbench::pool_blocks(&layout))));
     let tail = Rc::new(RefCell::new((0, 0)));
+    let init = c.int("init", 0, 1)? == 1;
+    let share = db_pages.div_ceil(clients as u32);
     for t in 0..clients {
-        // SIM-CHOICE: the idle processes' memory is written once by client 0 before its transactions.
-        let prelude = (t == 0).then_some((idle_region, idle));
+        // SIM-CHOICE: the idle processes' memory is written once by client 0, and
+        // `pgbench -i` is each client writing its share of the database file,
+        // before its transactions.
+        let start = (t as u32).saturating_mul(share).min(db_pages);
+        let db = if init { (start, share.min(db_pages - start)) } else { (0, 0) };
+        let prelude = Prelude { anon: (t == 0).then_some((idle_region, idle)), db };
         let client = PgClient::new(layout, pool.clone(), tail.clone(), txns, prelude, c.rng(t));
         c.add_program_after_start(t, Box::new(client))?;
     }
