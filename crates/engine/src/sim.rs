@@ -187,12 +187,32 @@ struct Thread {
     fast_ops: u64,
     reclaim_stall_ns: Nanos,
     hist: Histogram<u64>,
-    /// Start of the open transaction, transactions completed and their latencies.
-    txn_start: Nanos,
-    first_txn_ns: Option<Nanos>,
-    txns: u64,
-    txn_hist: Histogram<u64>,
+    /// Transactions, for workloads that mark them (boxed: off the hot path).
+    txns: Box<Txns>,
     done: bool,
+}
+
+/// A thread's transactions: the open one's start, the first one's, count and latencies.
+struct Txns {
+    start: Nanos,
+    first: Option<Nanos>,
+    count: u64,
+    hist: Histogram<u64>,
+}
+
+impl Txns {
+    /// `Step::TxnBegin` (`end` false) or `Step::TxnEnd` at `now`.
+    #[cold]
+    #[inline(never)]
+    fn mark(&mut self, end: bool, now: Nanos) {
+        if end {
+            self.count += 1;
+            self.hist.record((now - self.start).max(1)).expect("auto-resizing histogram");
+        } else {
+            self.start = now;
+            self.first.get_or_insert(now);
+        }
+    }
 }
 
 /// Builds a simulation: the machine from a [`Config`], then regions, files and threads.
@@ -321,10 +341,7 @@ impl SimBuilder {
             reclaim_stall_ns: 0,
             // 3 significant digits, auto-resizing: bounded by the largest latency seen.
             hist: Histogram::new(3).expect("3 significant figures is valid"),
-            txn_start: 0,
-            first_txn_ns: None,
-            txns: 0,
-            txn_hist: Histogram::new(3).expect("3 significant figures is valid"),
+            txns: Box::new(Txns { start: 0, first: None, count: 0, hist: Histogram::new(3).expect("3 significant figures is valid") }),
             done: false,
         });
         self.m.queue.push(0, Event::Thread(id));
@@ -400,14 +417,8 @@ impl Sim {
                         th.clock += m.lru_gen_write(w, th.clock);
                         continue;
                     }
-                    Step::TxnBegin => {
-                        th.txn_start = th.clock;
-                        th.first_txn_ns.get_or_insert(th.clock);
-                        continue;
-                    }
-                    Step::TxnEnd => {
-                        th.txns += 1;
-                        th.txn_hist.record((th.clock - th.txn_start).max(1)).expect("auto-resizing histogram");
+                    s @ (Step::TxnBegin | Step::TxnEnd) => {
+                        th.txns.mark(s == Step::TxnEnd, th.clock);
                         continue;
                     }
                     Step::Done => {
@@ -494,10 +505,10 @@ impl Sim {
                     reclaim_stall_ns: t.reclaim_stall_ns,
                     latency_ns: percentiles(&t.hist),
                     latency_mean_ns: t.hist.mean(),
-                    txns: t.txns,
-                    first_txn_ns: t.first_txn_ns.unwrap_or(0),
-                    txn_latency_ns: percentiles(&t.txn_hist),
-                    txn_latency_mean_ns: t.txn_hist.mean(),
+                    txns: t.txns.count,
+                    first_txn_ns: t.txns.first.unwrap_or(0),
+                    txn_latency_ns: percentiles(&t.txns.hist),
+                    txn_latency_mean_ns: t.txns.hist.mean(),
                 }
             })
             .collect();
