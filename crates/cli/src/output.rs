@@ -111,6 +111,31 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
         }
         println!("{line}");
     }
+    print_transactions(r);
+}
+
+/// The transaction table, for workloads that mark transactions (pgbench).
+fn print_transactions(r: &RunReport) {
+    if r.threads.iter().all(|t| t.txns == 0) {
+        return;
+    }
+    let pick = [50.0, 90.0, 99.0, 100.0];
+    let mut header = format!("# {:<20} {:>12} {:>12} {:>9}", "thread", "txns", "tps", "avg");
+    for p in pick {
+        header += &format!(" {:>9}", if p >= 100.0 { "max".to_string() } else { format!("p{p}") });
+    }
+    println!("{header}");
+    for t in r.threads.iter().filter(|t| t.txns > 0) {
+        let mut line = format!("# {:<20} {:>12} {:>12.2} {:>9}", t.name, t.txns, t.txns_per_sec(), fmt_ns(t.txn_latency_mean_ns as u64));
+        for (_, v) in t.txn_latency_ns.iter().filter(|(p, _)| pick.contains(p)) {
+            line += &format!(" {:>9}", fmt_ns(*v));
+        }
+        println!("{line}");
+    }
+    let txns: u64 = r.threads.iter().map(|t| t.txns).sum();
+    let tps: f64 = r.threads.iter().map(|t| t.txns_per_sec()).sum();
+    let mean = r.threads.iter().map(|t| t.txn_latency_mean_ns * t.txns as f64).sum::<f64>() / txns as f64;
+    println!("# transactions       {txns} ({tps:.2} tps, latency average {})", fmt_ns(mean as u64));
 }
 
 /// A status line on stderr, only when stderr is a terminal.

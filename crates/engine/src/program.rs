@@ -48,6 +48,12 @@ pub enum Step {
     /// Write `+`/`-` commands to `lru_gen` (aging and eviction requests); the
     /// thread is charged the reclaim work's CPU time. Without MGLRU the write fails.
     LruGen(LruGenWrite),
+    /// A transaction (the workload's unit of score, e.g. one TPC-B transaction)
+    /// begins: the engine notes the thread's clock.
+    TxnBegin,
+    /// The transaction begun last ends: its latency goes into the thread's
+    /// transaction histogram and it counts as one transaction.
+    TxnEnd,
     /// The thread has finished.
     Done,
 }

@@ -23,6 +23,14 @@ pub struct ThreadReport {
     pub latency_ns: [(f64, u64); 9],
     /// Mean operation latency, ns.
     pub latency_mean_ns: f64,
+    /// Transactions completed (`Step::TxnEnd`s; 0 for workloads without transactions).
+    pub txns: u64,
+    /// Virtual time at which the thread began its first transaction (its set-up before excluded from tps).
+    pub first_txn_ns: Nanos,
+    /// Transaction latency at each of [`LATENCY_PERCENTILES`], ns.
+    pub txn_latency_ns: [(f64, u64); 9],
+    /// Mean transaction latency, ns.
+    pub txn_latency_mean_ns: f64,
 }
 
 impl ThreadReport {
@@ -32,6 +40,16 @@ impl ThreadReport {
             0.0
         } else {
             self.ops as f64 * 1e9 / self.end_ns as f64
+        }
+    }
+
+    /// Transactions per second of virtual time, from the first transaction's start.
+    pub fn txns_per_sec(&self) -> f64 {
+        let span = self.end_ns.saturating_sub(self.first_txn_ns);
+        if span == 0 {
+            0.0
+        } else {
+            self.txns as f64 * 1e9 / span as f64
         }
     }
 }

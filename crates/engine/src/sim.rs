@@ -187,7 +187,32 @@ struct Thread {
     fast_ops: u64,
     reclaim_stall_ns: Nanos,
     hist: Histogram<u64>,
+    /// Transactions, for workloads that mark them (boxed: off the hot path).
+    txns: Box<Txns>,
     done: bool,
+}
+
+/// A thread's transactions: the open one's start, the first one's, count and latencies.
+struct Txns {
+    start: Nanos,
+    first: Option<Nanos>,
+    count: u64,
+    hist: Histogram<u64>,
+}
+
+impl Txns {
+    /// `Step::TxnBegin` (`end` false) or `Step::TxnEnd` at `now`.
+    #[cold]
+    #[inline(never)]
+    fn mark(&mut self, end: bool, now: Nanos) {
+        if end {
+            self.count += 1;
+            self.hist.record((now - self.start).max(1)).expect("auto-resizing histogram");
+        } else {
+            self.start = now;
+            self.first.get_or_insert(now);
+        }
+    }
 }
 
 /// Builds a simulation: the machine from a [`Config`], then regions, files and threads.
@@ -316,6 +341,7 @@ impl SimBuilder {
             reclaim_stall_ns: 0,
             // 3 significant digits, auto-resizing: bounded by the largest latency seen.
             hist: Histogram::new(3).expect("3 significant figures is valid"),
+            txns: Box::new(Txns { start: 0, first: None, count: 0, hist: Histogram::new(3).expect("3 significant figures is valid") }),
             done: false,
         });
         self.m.queue.push(0, Event::Thread(id));
@@ -325,6 +351,11 @@ impl SimBuilder {
     pub fn build(self) -> Sim {
         Sim { m: self.m, threads: self.threads }
     }
+}
+
+/// A histogram's value at each of [`LATENCY_PERCENTILES`] (100 = its maximum).
+fn percentiles(h: &Histogram<u64>) -> [(f64, u64); 9] {
+    LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { h.max() } else { h.value_at_quantile(p / 100.0) }))
 }
 
 impl Sim {
@@ -384,6 +415,10 @@ impl Sim {
                     }
                     Step::LruGen(w) => {
                         th.clock += m.lru_gen_write(w, th.clock);
+                        continue;
+                    }
+                    s @ (Step::TxnBegin | Step::TxnEnd) => {
+                        th.txns.mark(s == Step::TxnEnd, th.clock);
                         continue;
                     }
                     Step::Done => {
@@ -463,19 +498,21 @@ impl Sim {
                 if t.fast_ops > 0 {
                     t.hist.record_n(self.m.cfg.cpu.access_ns.max(1), t.fast_ops).expect("auto-resizing histogram");
                 }
-                let q = |p: f64| t.hist.value_at_quantile(p);
                 ThreadReport {
                     name: t.name.clone(),
                     ops: t.fast_ops + t.slow_ops,
                     end_ns: if t.done { t.clock } else { end },
                     reclaim_stall_ns: t.reclaim_stall_ns,
-                    latency_ns: LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { t.hist.max() } else { q(p / 100.0) })),
+                    latency_ns: percentiles(&t.hist),
                     latency_mean_ns: t.hist.mean(),
+                    txns: t.txns.count,
+                    first_txn_ns: t.txns.first.unwrap_or(0),
+                    txn_latency_ns: percentiles(&t.txns.hist),
+                    txn_latency_mean_ns: t.txns.hist.mean(),
                 }
             })
             .collect();
         let dh = &self.m.direct_hist;
-        let dq = |p: f64| dh.value_at_quantile(p);
         RunReport {
             vmstat,
             memcg,
@@ -488,7 +525,7 @@ impl Sim {
             kswapd_work: self.m.kswapd_work,
             direct_work: self.m.direct_work,
             direct_reclaims: dh.len(),
-            direct_reclaim_latency_ns: LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { dh.max() } else { dq(p / 100.0) })),
+            direct_reclaim_latency_ns: percentiles(dh),
             psi: self.m.psi.finish(end),
             lru_gen_dump: self.m.policy.lru_gen_dump(end),
             lru_gen_writes: std::mem::take(&mut self.m.lru_gen_log),

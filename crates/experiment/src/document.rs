@@ -68,6 +68,11 @@ impl RunInfo {
                     "reclaim_stall_ns": t.reclaim_stall_ns,
                     "latency_ns": lat,
                     "latency_mean_ns": t.latency_mean_ns,
+                    "txns": t.txns,
+                    "first_txn_ns": t.first_txn_ns,
+                    "txns_per_sec": t.txns_per_sec(),
+                    "txn_latency_ns": t.txn_latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect::<Map<String, Value>>(),
+                    "txn_latency_mean_ns": t.txn_latency_mean_ns,
                 })
             })
             .collect();

@@ -6,7 +6,9 @@
 #![deny(missing_docs)]
 
 mod cases;
+pub mod ebizzy;
 pub mod iobench;
+pub mod pgbench;
 pub mod phases;
 pub mod registry;
 pub mod rng;

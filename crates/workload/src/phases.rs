@@ -50,44 +50,6 @@ pub enum Phase {
     },
     /// One write to `/sys/kernel/debug/lru_gen`.
     LruGen(LruGenWrite),
-    /// `ops` accesses, each to a part chosen by weight, then a page by its sampler.
-    Mix {
-        /// The parts, thresholds ascending, the last at `u32::MAX`.
-        parts: Rc<[MixPart]>,
-        /// Number of accesses.
-        ops: u64,
-    },
-}
-
-/// One target of a [`Phase::Mix`] and its share of the accesses.
-#[derive(Clone, Debug)]
-pub struct MixPart {
-    /// What to touch.
-    pub target: Target,
-    /// Page popularity within the target.
-    pub sampler: Rc<Sampler>,
-    /// Share of the accesses, as a threshold on a uniform `u32` (cumulative over the parts).
-    pub until: u32,
-    /// Stores rather than loads.
-    pub write: bool,
-}
-
-impl MixPart {
-    /// Parts with the given relative weights, cumulative thresholds computed.
-    pub fn weighted(parts: Vec<(Target, Rc<Sampler>, f64, bool)>) -> Rc<[MixPart]> {
-        let total: f64 = parts.iter().map(|p| p.2).sum();
-        let mut acc = 0.0;
-        let n = parts.len();
-        parts
-            .into_iter()
-            .enumerate()
-            .map(|(i, (target, sampler, w, write))| {
-                acc += w;
-                let until = if i + 1 == n { u32::MAX } else { ((acc / total) * u32::MAX as f64) as u32 };
-                MixPart { target, sampler, until, write }
-            })
-            .collect()
-    }
 }
 
 /// A thread that runs its phases in order.
@@ -149,15 +111,6 @@ impl Program for PhaseProgram {
                         self.pos += 1;
                         let page = sampler.sample(&mut self.rng) * stride;
                         return Step::Access(access(*target, page, *write));
-                    }
-                }
-                Phase::Mix { parts, ops } => {
-                    if self.pos < *ops {
-                        self.pos += 1;
-                        let x = (self.rng.next_u64() >> 32) as u32;
-                        let part = parts.iter().find(|p| x <= p.until).unwrap_or(&parts[parts.len() - 1]);
-                        let page = part.sampler.sample(&mut self.rng);
-                        return Step::Access(access(part.target, page, part.write));
                     }
                 }
             }

@@ -1,12 +1,15 @@
 //! The table of built-in workloads, their parameters and how each is built.
 
 use crate::cases;
+use crate::ebizzy::{Ebizzy, EbizzyShape};
 use crate::iobench::{FileCopy, MemcacheTest};
-use crate::phases::{MixPart, Phase, PhaseProgram, Target};
+use crate::pgbench::{self, BufferPool, PgClient, PgLayout, Prelude};
+use crate::phases::{Phase, PhaseProgram, Target};
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
 use crate::spec::{SpecError, WorkloadSpec};
 use engine::SimBuilder;
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// One parameter of a workload.
@@ -55,12 +58,14 @@ pub const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "ebizzy",
-        summary: "seed 004: threads reading an anon region with zipf(alpha) popularity after it is filled",
+        summary: "seed 004: threads copying zipf(alpha)-popular chunks of an anon region into their own buffer, after it is filled",
         params: &[
             p("size", "1.5x", SIZE_HELP),
-            p("alpha", "0.7", "zipf exponent: 0.1 ~ uniform, 1.3 = small hot set"),
-            p("threads", "1", "threads; each fills its share of the region, then samples all of it"),
-            p("ops", "1000000", "random reads per thread"),
+            p("alpha", "0.7", "zipf exponent of chunk popularity: 0.1 ~ uniform, 1.3 = few hot chunks"),
+            p("chunk", "512K", "chunk size (ebizzy -s; its default 512K); 4K = page-sized chunks"),
+            p("copy", "1", "1: each chunk page read is stored to the thread's copy buffer (memcpy); 0: reads only"),
+            p("threads", "1", "threads; each fills its share of the region, then copies chunks from all of it"),
+            p("ops", "1000000", "chunk pages read per thread (a chunk copy reads chunk/4K pages)"),
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: build_ebizzy,
@@ -152,15 +157,18 @@ pub const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "pgbench",
-        summary: "seed 000: database clients hitting hot shared buffers (anon) and a file database larger than the cache, beside idle anon memory",
+        summary: "seed 000: pgbench TPC-B clients (index lookup, account/teller/branch updates, history and WAL appends) through shared buffers in anon memory, beside idle anon; tps and transaction latency are the score",
         params: &[
-            p("db", "0.8x", "database file read through file descriptors (seed: 5.6G of 7G)"),
-            p("buffers", "0.143x", "shared buffers, anonymous, accessed by every client (seed: 1G)"),
-            p("idle", "0.15x", "anonymous memory of idle processes, touched once (seed: a little over 1G)"),
+            p("db", "0.8x", "database file: branches, tellers, accounts index and heap (seed: 5.6G of 7G)"),
+            p("index", "0.142", "accounts index leaves as a share of the database (0.142 in a pgbench database)"),
+            p("buffers", "0.143x", "shared buffers, anonymous, shared by every client (seed: 1G)"),
+            p("idle", "0.15x", "anonymous memory of idle processes, written once by client 0 (seed: a little over 1G)"),
+            p("wal", "0.143x", "WAL size, written sequentially and reused (postgres max_wal_size 1G of 7G)"),
+            p("wal_bytes", "8600", "WAL bytes per transaction (records plus a full-page image of the account page)"),
+            p("cpu_us", "300", "CPU time per transaction outside memory accesses, microseconds"),
             p("clients", "8", "client threads"),
-            p("ops", "1000000", "page accesses per client"),
-            p("db_share", "0.25", "share of a client's accesses that go to the database file"),
-            p("alpha", "0.0", "zipf exponent of database pages (0 = uniform, TPC-B's accounts table)"),
+            p("txns", "20000", "transactions per client"),
+            p("init", "1", "1: the clients first write the database file (pgbench -i), leaving it in the page cache"),
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: build_pgbench,
@@ -308,9 +316,14 @@ impl Ctx<'_> {
 
     /// Adds one thread running `program` after the start delay.
     fn spawn_program(&mut self, program: Box<dyn engine::Program>) -> Result<(), SpecError> {
+        self.add_program_after_start(0, program)
+    }
+
+    /// Adds thread `t` running `program` after the start delay.
+    fn add_program_after_start(&mut self, t: u64, program: Box<dyn engine::Program>) -> Result<(), SpecError> {
         let start_ns = self.int("start_ms", 0, 1 << 40)? * 1_000_000;
         let program: Box<dyn engine::Program> = if start_ns > 0 { Box::new(Delayed { delay: Some(start_ns), inner: program }) } else { program };
-        self.add_program(0, program);
+        self.add_program(t, program);
         Ok(())
     }
 
@@ -376,18 +389,21 @@ fn build_anon(c: &mut Ctx) -> Result<(), SpecError> {
 
 fn build_ebizzy(c: &mut Ctx) -> Result<(), SpecError> {
     let pages = c.pages("size")?;
+    let chunk = c.pages("chunk")?.min(pages);
+    let copy = c.int("copy", 0, 1)? == 1;
     let threads = c.int("threads", 1, 1024)?;
-    let ops = c.int("ops", 0, u64::MAX >> 1)?;
-    let sampler = c.sampler("zipf", pages)?;
-    let region = c.builder.add_anon_region(pages);
-    let t = Target::Mem(region);
-    c.spawn(threads, |i| {
-        // SIM-CHOICE: ebizzy's main thread fills the memory before the workers
-        // start; here each worker fills its share, which keeps threads independent.
-        let mut ph = fill_share(t, pages, threads, i);
-        ph.push(Phase::Random { target: t, sampler: sampler.clone(), stride: 1, ops, write: false, think_ns: 0 });
-        ph
-    })
+    let reads = c.int("ops", 0, u64::MAX >> 1)?;
+    let sampler = Rc::new(Sampler::zipf(pages.div_ceil(chunk), c.float("alpha", 0.0, 10.0)?, &mut c.rng(999)));
+    let mem = c.builder.add_anon_region(pages);
+    let share = pages.div_ceil(threads as u32);
+    for t in 0..threads {
+        let start = (t as u32).saturating_mul(share).min(pages);
+        let copy = copy.then(|| c.builder.add_anon_region(chunk));
+        let shape = EbizzyShape { mem, pages, chunk, copy, fill: (start, share.min(pages - start)), reads };
+        let program = Box::new(Ebizzy::new(shape, sampler.clone(), c.rng(t)));
+        c.add_program_after_start(t, program)?;
+    }
+    Ok(())
 }
 
 fn build_fileloop(c: &mut Ctx) -> Result<(), SpecError> {
@@ -508,30 +524,35 @@ fn build_linpack(c: &mut Ctx) -> Result<(), SpecError> {
 }
 
 fn build_pgbench(c: &mut Ctx) -> Result<(), SpecError> {
-    let db = c.pages("db")?;
-    let buffers = c.pages("buffers")?;
+    let db_pages = c.pages("db")?;
+    let index_permille = (c.float("index", 0.0, 0.9)? * 1000.0).round() as u32;
+    let nr_buffers = c.pages("buffers")?;
     let idle = c.pages("idle")?;
+    let wal_pages = c.pages("wal")?;
+    let wal_bytes = c.int("wal_bytes", 0, 1 << 24)? as u32;
+    let cpu_ns = c.int("cpu_us", 0, 1 << 30)? * 1000;
     let clients = c.int("clients", 1, 1024)?;
-    let ops = c.int("ops", 0, u64::MAX >> 1)?;
-    let db_share = c.float("db_share", 0.0, 1.0)?;
-    let alpha = c.float("alpha", 0.0, 10.0)?;
-    let db_sampler = Rc::new(if alpha == 0.0 { Sampler::Uniform(db) } else { Sampler::zipf(db, alpha, &mut c.rng(999)) });
-    let (ri, rb) = (c.builder.add_anon_region(idle), c.builder.add_anon_region(buffers));
-    let file = c.builder.add_file(db);
-    let (ti, tb, tf) = (Target::Mem(ri), Target::Mem(rb), Target::File(file));
-    let parts = MixPart::weighted(vec![
-        (tb, Rc::new(Sampler::Uniform(buffers)), 1.0 - db_share, true),
-        (tf, db_sampler, db_share, false),
-    ]);
-    c.spawn(clients, |i| {
-        // SIM-CHOICE: the idle processes' memory is written once by client 0
-        // before the run, and the shared buffers are filled by the clients in
-        // shares, like postgres's startup touching its buffer pool.
-        let mut ph = if i == 0 { vec![sweep(ti, 0, idle, 1, true)] } else { Vec::new() };
-        ph.extend(fill_share(tb, buffers, clients, i));
-        ph.push(Phase::Mix { parts: parts.clone(), ops });
-        ph
-    })
+    let txns = c.int("txns", 0, 1 << 40)?;
+    let history_pages = (clients * txns).div_ceil(80).clamp(1, 1 << 31) as u32;
+    let idle_region = c.builder.add_anon_region(idle);
+    let buffers = c.builder.add_anon_region(nr_buffers);
+    let (db, history, wal) = (c.builder.add_file(db_pages), c.builder.add_file(history_pages), c.builder.add_file(wal_pages));
+    let layout = PgLayout { db, db_pages, history, history_pages, wal, wal_pages, buffers, nr_buffers, wal_bytes, cpu_ns, index_permille };
+    let pool = Rc::new(RefCell::new(BufferPool::new(nr_buffers, pgbench::pool_blocks(&layout))));
+    let tail = Rc::new(RefCell::new((0, 0)));
+    let init = c.int("init", 0, 1)? == 1;
+    let share = db_pages.div_ceil(clients as u32);
+    for t in 0..clients {
+        // SIM-CHOICE: the idle processes' memory is written once by client 0, and
+        // `pgbench -i` is each client writing its share of the database file,
+        // before its transactions.
+        let start = (t as u32).saturating_mul(share).min(db_pages);
+        let db = if init { (start, share.min(db_pages - start)) } else { (0, 0) };
+        let prelude = Prelude { anon: (t == 0).then_some((idle_region, idle)), db };
+        let client = PgClient::new(layout, pool.clone(), tail.clone(), txns, prelude, c.rng(t));
+        c.add_program_after_start(t, Box::new(client))?;
+    }
+    Ok(())
 }
 
 /// Adds workload `spec` (the `index`-th of the run) to `builder`. Returns the

@@ -200,7 +200,7 @@ mod tests {
                     thinks += 1
                 }
                 Step::Done => break,
-                Step::LruGen(_) => unreachable!(),
+                Step::LruGen(_) | Step::TxnBegin | Step::TxnEnd => unreachable!(),
             }
         }
         // 3 tabs x 4 pages at start, 2 churns reload 4 pages each.

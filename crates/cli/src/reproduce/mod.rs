@@ -218,11 +218,6 @@ pub fn counter(reports: &[RunReport], name: &str) -> Vec<f64> {
     reports.iter().map(|r| r.get(name).unwrap_or(0) as f64).collect()
 }
 
-/// Throughput of each report: operations per second summed over its threads.
-pub fn throughput(reports: &[RunReport]) -> Vec<f64> {
-    reports.iter().map(|r| ops_per_sec_of(r, "")).collect()
-}
-
 /// Operations per second summed over the threads whose names start with `prefix`.
 pub fn ops_per_sec_of(r: &RunReport, prefix: &str) -> f64 {
     r.threads.iter().filter(|t| t.name.starts_with(prefix)).map(|t| t.ops_per_sec()).sum()
