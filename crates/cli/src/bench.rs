@@ -65,7 +65,10 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     }
     let frame = std::mem::size_of::<mm::Frame>() + std::mem::size_of::<mm::Pfn>();
     println!("\nsimulator memory per page frame: {frame} bytes (frame table {} + free list {})", std::mem::size_of::<mm::Frame>(), std::mem::size_of::<mm::Pfn>());
-    println!("per virtual page: 8 bytes (PTE or page-cache slot); per swap slot: 16 bytes");
+    println!(
+        "per virtual page: 8 bytes (PTE or page-cache slot); per swap slot: {} bytes (+2 on zram: the stored object's size)",
+        std::mem::size_of::<mm::SwapSlot>()
+    );
     if let Some(kib) = peak_rss_kib() {
         println!("peak RSS of this process: {} MiB", kib / 1024);
     }

@@ -63,6 +63,20 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
             println!();
         }
     }
+    if !r.zram.is_empty() {
+        let z = |name: &str| r.zram.iter().find(|(n, _)| *n == name).map_or(0, |&(_, v)| v);
+        let mib = |b: u64| b as f64 / (1 << 20) as f64;
+        println!(
+            "# zram mm_stat       orig {:.1} MiB, compr {:.1} MiB, pool {:.1} MiB (max {:.1}), same {}, huge {}, failed writes {}",
+            mib(z("orig_data_size")),
+            mib(z("compr_data_size")),
+            mib(z("mem_used_total")),
+            mib(z("mem_used_max")),
+            z("same_pages"),
+            z("huge_pages"),
+            z("failed_writes")
+        );
+    }
     println!("# simulated time     {:.3} s", r.virtual_ns as f64 / 1e9);
     println!(
         "# simulation speed   {} accesses in {:.2} s wall = {:.1} M accesses/s ({} events)",

@@ -77,6 +77,9 @@ fn seed_001_vma_readahead_hits_more_and_runs_faster() {
     }
     let (hit, _) = row(&v, 0, "ra_hit%");
     assert!(hit[0] < 80.0 && hit[1] > 95.0, "seed: 52.7% -> 99.98%; ours {hit:?}");
+    // On an HDD the kernel's choice, cluster, is not worse than forced VMA readahead.
+    let (tp, verdict) = row(&v, 1, "throughput KB/s");
+    assert_eq!(verdict, "agrees", "HDD, vma then cluster: {tp:?}");
 }
 
 #[test]

@@ -61,6 +61,8 @@ pub struct RunReport {
     pub vmstat: Vec<(&'static str, u64)>,
     /// The memory cgroup's `memory.stat` (cgroup v1 names and units), empty without `memcg.limit`.
     pub memcg: Vec<(&'static str, u64)>,
+    /// zram's `mm_stat` columns by name, then `io_stat`'s `failed_writes`; empty unless swap is on zram.
+    pub zram: Vec<(&'static str, u64)>,
     /// Per-thread results.
     pub threads: Vec<ThreadReport>,
     /// Virtual time at the end of the run.

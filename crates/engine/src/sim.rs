@@ -240,6 +240,9 @@ impl SimBuilder {
         let nr_frames = (cfg.memory_bytes / mm::PAGE_SIZE) as u32;
         let swap_pages = (cfg.swap_bytes / mm::PAGE_SIZE) as u32;
         let mut mm = Mm::new(nr_frames, swap_pages);
+        if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
+            mm.enable_zram(cfg.zram.pool_config());
+        }
         let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermark::default_min_free_kbytes(cfg.memory_bytes / 1024));
         let managed = nr_frames as u64;
         for z in &mut mm.zones {
@@ -468,6 +471,7 @@ impl Sim {
         let mut vmstat: Vec<(&'static str, u64)> = Vec::new();
         let count_frames = |bits: u16| mm.frames.as_slice().iter().filter(|f| f.flags.has(bits)).count() as u64;
         vmstat.push(("nr_free_pages", mm.nr_free()));
+        vmstat.push(("nr_zspages", mm.nr_zspages()));
         vmstat.push(("nr_inactive_anon", sizes.inactive_anon));
         vmstat.push(("nr_active_anon", sizes.active_anon));
         vmstat.push(("nr_inactive_file", sizes.inactive_file));
@@ -490,6 +494,11 @@ impl Sim {
         }
         vmstat.extend(mm.stat.iter());
         let memcg = self.m.memcg_stat(&vmstat);
+        let zram = mm.zram.as_ref().map_or_else(Vec::new, |z| {
+            let mut v = z.mm_stat().named().to_vec();
+            v.push(("failed_writes", z.failed_writes()));
+            v
+        });
         let threads = self
             .threads
             .iter_mut()
@@ -516,6 +525,7 @@ impl Sim {
         RunReport {
             vmstat,
             memcg,
+            zram,
             threads,
             virtual_ns: end,
             events: self.m.events,
@@ -675,7 +685,7 @@ impl Machine {
             // SWP_SYNCHRONOUS_IO: no swap cache, no readahead; the slot is released at once.
             self.swap_in_page(pfn, slot, false);
             *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
-            self.mm.swap.free(slot);
+            self.mm.swap_free(slot);
             self.swap_dev.submit(t, 1, false)
         } else {
             self.swap_in_page(pfn, slot, true);
@@ -943,8 +953,8 @@ impl Machine {
     fn check_invariants(&self) {
         self.policy.check_invariants(&self.mm);
         let on_lists = self.policy.lru_sizes().total();
-        let free = self.mm.nr_free();
-        assert_eq!(free + on_lists, self.mm.frames.len() as u64, "page accounting: free {free} + on LRU {on_lists} != total");
+        let (free, pool) = (self.mm.nr_free(), self.mm.nr_zspages());
+        assert_eq!(free + on_lists + pool, self.mm.frames.len() as u64, "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} != total");
         self.check_dirty_gauges();
     }
 }

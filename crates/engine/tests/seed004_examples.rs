@@ -5,15 +5,17 @@
 //!
 //! Scenario conventions: "hot" pages were referenced before reclaim last looked
 //! at them and not since, so their accessed bits are clear when the used-once
-//! pages arrive. Swap is zram (synchronous), so reclaimed pages are freed in the
-//! same pass. Watermarks are zero: reclaim runs only when memory is full.
+//! pages arrive. Swap is pmem (synchronous like the seed's zram, so reclaimed
+//! pages are freed in the same pass, but with no compressed pool taking memory:
+//! with memory full and zero watermarks zram's pool could not grow).
+//! Watermarks are zero: reclaim runs only when memory is full.
 
 use engine::{Access, Config, Sim, SimBuilder};
 use mm::{Pte, RegionId};
 
 fn machine(profile: &str) -> (SimBuilder, Config) {
     let mut c = Config::for_profile(profile).unwrap();
-    for (k, v) in [("memory", "4000K"), ("swap", "zram:40M"), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")] {
+    for (k, v) in [("memory", "4000K"), ("swap", "pmem:40M"), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")] {
         c.set(k, v).unwrap();
     }
     (SimBuilder::new(c.clone()).unwrap(), c)

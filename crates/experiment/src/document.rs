@@ -31,6 +31,7 @@ impl RunInfo {
             .map(|(k, v)| (k.to_string(), Value::String(v)))
             .collect();
         let memcg: Map<String, Value> = r.memcg.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        let zram: Map<String, Value> = r.zram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let vmstat: Map<String, Value> = r
             .vmstat
             .iter()
@@ -90,6 +91,7 @@ impl RunInfo {
             "config": config,
             "vmstat": vmstat,
             "memcg": if memcg.is_empty() { Value::Null } else { Value::Object(memcg) },
+            "zram": if zram.is_empty() { Value::Null } else { Value::Object(zram) },
             "threads": threads,
             "reclaim": {
                 "kswapd_cpu_ns": r.kswapd_cpu_ns,

@@ -61,7 +61,7 @@ impl PageFlags {
     }
 }
 
-/// Who a frame belongs to: an anonymous region, a file's page cache, or nobody.
+/// Who a frame belongs to: an anonymous region, a file's page cache, the kernel, or nobody.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Owner(u32);
 
@@ -69,6 +69,8 @@ impl Owner {
     const FILE_BIT: u32 = 1 << 31;
     /// Not owned (free frame).
     pub const NONE: Owner = Owner(u32::MAX);
+    /// Kernel memory off the LRU lists (the zram pool's pages): never reclaimed.
+    pub const KERNEL: Owner = Owner(u32::MAX - 1);
 
     /// A page of anonymous region `r`.
     pub fn anon(r: RegionId) -> Owner {
@@ -77,7 +79,7 @@ impl Owner {
     }
     /// A page of file `f`'s page cache.
     pub fn file(f: FileId) -> Owner {
-        debug_assert!(f.0 < Self::FILE_BIT - 1);
+        debug_assert!(f.0 < Self::FILE_BIT - 2);
         Owner(f.0 | Self::FILE_BIT)
     }
     /// The anonymous region, if this is an anonymous owner.
@@ -86,7 +88,7 @@ impl Owner {
     }
     /// The file, if this is a page-cache owner.
     pub fn as_file(self) -> Option<FileId> {
-        (self != Self::NONE && self.0 & Self::FILE_BIT != 0).then_some(FileId(self.0 & !Self::FILE_BIT))
+        (self != Self::NONE && self != Self::KERNEL && self.0 & Self::FILE_BIT != 0).then_some(FileId(self.0 & !Self::FILE_BIT))
     }
 }
 
@@ -244,5 +246,6 @@ mod tests {
         assert_eq!(Owner::file(FileId(3)).as_file(), Some(FileId(3)));
         assert_eq!(Owner::NONE.as_anon(), None);
         assert_eq!(Owner::NONE.as_file(), None);
+        assert_eq!((Owner::KERNEL.as_anon(), Owner::KERNEL.as_file()), (None, None));
     }
 }

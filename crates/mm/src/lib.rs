@@ -16,6 +16,7 @@ pub mod space;
 pub mod swap;
 pub mod vmstat;
 pub mod zone;
+pub mod zram;
 
 pub use dirty::DirtyState;
 pub use entry::{CacheEntry, Pte, Shadow};
@@ -25,6 +26,7 @@ pub use space::{File, FileId, Region, RegionId, RegionKind};
 pub use swap::{SwapMap, SwapSlot};
 pub use vmstat::{VmEvent, VmStat};
 pub use zone::{Watermark, Zone, ZoneId};
+pub use zram::{MmStat, ZramConfig, ZramPool};
 
 /// Page size in bytes. KERNEL: 4 KiB base pages on x86-64 (`PAGE_SHIFT` 12).
 pub const PAGE_SIZE: u64 = 4096;
@@ -51,6 +53,8 @@ pub struct Mm {
     pub stat: VmStat,
     /// Dirty/writeback gauges and reclaim's node flags.
     pub dirty: DirtyState,
+    /// The compressed store when swap is on zram: its pages are taken from `frames`.
+    pub zram: Option<ZramPool>,
 }
 
 impl Mm {
@@ -65,7 +69,42 @@ impl Mm {
             zones: vec![Zone::new(ZoneId::Normal, nr_frames)],
             stat: VmStat::default(),
             dirty: DirtyState::default(),
+            zram: None,
         }
+    }
+
+    /// Puts swap on zram: swap writes store compressed pages in a pool of page frames.
+    pub fn enable_zram(&mut self, cfg: ZramConfig) {
+        self.zram = Some(ZramPool::new(cfg, self.swap.nr_slots()));
+    }
+
+    /// `swap_free()` of the last reference: frees the slot and, on zram, its
+    /// compressed copy (`zram_slot_free_notify`).
+    pub fn swap_free(&mut self, slot: u32) {
+        self.swap.free(slot);
+        if let Some(z) = &mut self.zram {
+            let before = z.pages();
+            z.free(&mut self.frames, slot);
+            self.stat.count(VmEvent::Pgfree, before - z.pages());
+        }
+    }
+
+    /// A completed synchronous swap write of the page at `key` (its owner and
+    /// index) to `slot`: on zram the page is compressed into the pool. False if
+    /// zram refused the write (no memory for the pool, or over `mem_limit`).
+    pub fn swap_write_sync(&mut self, slot: u32, key: u64) -> bool {
+        let Some(z) = &mut self.zram else { return true };
+        let before = z.pages();
+        let ok = z.write(&mut self.frames, slot, key);
+        let after = z.pages();
+        self.stat.count(VmEvent::PgallocNormal, after.saturating_sub(before));
+        self.stat.count(VmEvent::Pgfree, before.saturating_sub(after));
+        ok
+    }
+
+    /// Pages held by the zram pool (`nr_zspages`).
+    pub fn nr_zspages(&self) -> u64 {
+        self.zram.as_ref().map_or(0, ZramPool::pages)
     }
 
     /// Adds an anonymous region of `pages` pages and returns its id.

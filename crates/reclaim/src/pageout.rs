@@ -152,7 +152,7 @@ pub fn free_swap_cache(mm: &mut Mm, pfn: Pfn) {
     f.flags.set(PageFlags::DIRTY);
     f.swap = 0;
     *mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
-    mm.swap.free(slot);
+    mm.swap_free(slot);
 }
 
 fn shrink_one<H: FolioHooks>(
@@ -247,7 +247,15 @@ fn shrink_one<H: FolioHooks>(
         pageout(mm, sc, pfn, anon, stat);
         if anon && env.sync_swap {
             // S-PO2: the write has completed; the page is clean and can go now.
+            let f = mm.frames[pfn];
+            let written = mm.swap_write_sync(f.swap, ((f.owner.as_anon().map_or(0, |r| r.0) as u64) << 32) | f.index as u64);
             mm.end_writeback(pfn);
+            if !written {
+                // zram refused the write (`__end_swap_bio_write` error): the page is
+                // redirtied and stays in the swap cache.
+                mm.frames[pfn].flags.set(PageFlags::DIRTY);
+                return Verdict::Keep;
+            }
         } else {
             sc.pageout.push(pfn);
             return Verdict::Keep;

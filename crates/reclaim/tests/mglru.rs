@@ -42,7 +42,7 @@ impl World {
             Some(slot) => {
                 let shadow = self.mm.swap.slot(slot).cache.as_shadow();
                 *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
-                self.mm.swap.free(slot);
+                self.mm.swap_free(slot);
                 (Origin::SwapIn, shadow)
             }
             None => (Origin::AnonFault, None),

@@ -9,9 +9,10 @@ use mm::PageFlags;
 use reclaim::MAX_RECLAIM_RETRIES;
 
 impl Machine {
-    /// Pages charged to the group (S-MC1: every allocated frame).
+    /// Pages charged to the group (S-MC1: every allocated frame but the zram pool).
     fn memcg_charged(&self) -> u64 {
-        (self.mm.frames.len() - self.mm.nr_free() as u32) as u64
+        // The zram pool is kernel memory charged to no group.
+        self.mm.frames.len() as u64 - self.mm.nr_free() - self.mm.nr_zspages()
     }
 
     /// Charges one new page to the group, reclaiming synchronously in the
