@@ -104,6 +104,7 @@ fn tabs(args: &ReproduceArgs) -> Result<Table> {
             "refaults: the executable's hot code is what classic evicts too often (seed: exec pages evicted while older anon exists); with code at 10% of accesses both designs are within ~3% of exact LRU and level".into(),
             "zram.comp_ratio=3: Chrome OS reported almost 3:1 for its zram (linux-mm, 2013)".into(),
             "full scale: heap=0.06x per tab; at the default 0.09x the pool takes 68% of RAM (44.5k pages) and MGLRU refaults +4.5%".into(),
+            "direct reclaim p99: ours is only the modelled work (scan, rmap, compression, throttling); the fleet's p99 also holds waits that neither design changes (lock contention, compaction, slab shrinkers: not modelled), the likely reason our drop is larger".into(),
         ],
     })
 }
