@@ -37,6 +37,7 @@ use std::fmt;
 
 mod memcg_charge;
 mod hooks;
+mod lru_batch;
 
 /// A run that could not complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,6 +148,8 @@ struct Machine {
     swap_dev: Device,
     fs_dev: Device,
     ra: SwapReadahead,
+    /// Per-CPU LRU add batches (whether a page just added is listed yet).
+    lru_batches: lru_batch::LruAddBatches,
     cfg: Config,
     env: PageoutEnv,
     queue: EventQueue,
@@ -276,6 +279,7 @@ impl SimBuilder {
                 kswapd_state: KswapdState::Asleep,
                 kswapd_gen: 0,
                 ra: SwapReadahead::new(cfg.page_cluster, cfg.vma_ra_enabled, swap_dev.rotational(), cfg.swap_ra),
+                lru_batches: Default::default(),
                 swap_dev,
                 fs_dev: cfg.fs_kind.build(&cfg.fs_params),
                 cfg,
@@ -436,6 +440,7 @@ impl Sim {
                 th.fast_ops += 1;
             } else {
                 m.events += 1;
+                m.lru_batches.set_cpu(tid);
                 match m.slow_access(access, th.clock) {
                     Ok((cost, stall)) => {
                         m.psi.stall(th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));
@@ -658,7 +663,7 @@ impl Machine {
     fn do_anonymous_page(&mut self, region: RegionId, page: u32, write: bool, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
         let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
         self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
-        self.policy.add_page(&mut self.mm, pfn, Origin::AnonFault, None);
+        self.lru_add(pfn, Origin::AnonFault, None);
         self.mm.stat.count(VmEvent::Pgfault, 1);
         Ok((stall + self.cfg.cpu.fault_ns, stall))
     }
@@ -681,26 +686,30 @@ impl Machine {
         let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
         self.mm.stat.count(VmEvent::Pgmajfault, 1);
         let t = now + stall;
-        let done = if self.swap_dev.sync {
+        let (done, listed) = if self.swap_dev.sync {
             // SWP_SYNCHRONOUS_IO: no swap cache, no readahead; the slot is released at once.
-            self.swap_in_page(pfn, slot, false);
+            let listed = self.swap_in_page(pfn, slot, false);
             *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
             self.mm.swap_free(slot);
-            self.swap_dev.submit(t, 1, false)
+            (self.swap_dev.submit(t, 1, false), listed)
         } else {
-            self.swap_in_page(pfn, slot, true);
-            let mut reads = self.swapin_readahead(region, page, slot);
+            let listed = self.swap_in_page(pfn, slot, true);
+            let (mut reads, drained) = self.swapin_readahead(region, page, slot);
             reads.push(slot);
-            self.submit_swap_reads(&mut reads, slot, t)
+            (self.submit_swap_reads(&mut reads, slot, t), listed || drained)
         };
         self.note_refault_stall(pfn, done - t);
         self.map_swapped_in(region, page, pfn, write);
+        if listed {
+            self.policy.on_swap_in_listed(&mut self.mm, pfn);
+        }
         Ok((done - now + self.cfg.cpu.fault_ns, stall))
     }
 
     /// Reads swap slot `slot` into frame `pfn`: swap cache insertion (unless
     /// bypassed), refault check on the slot's shadow, LRU insertion, counters.
-    fn swap_in_page(&mut self, pfn: Pfn, slot: u32, swap_cache: bool) {
+    /// True if the page is listed at once (its add filled the CPU's batch).
+    fn swap_in_page(&mut self, pfn: Pfn, slot: u32, swap_cache: bool) -> bool {
         let shadow = self.mm.swap.slot(slot).cache.as_shadow();
         if swap_cache {
             let f = &mut self.mm.frames[pfn];
@@ -710,19 +719,31 @@ impl Machine {
         }
         self.mm.stat.count(VmEvent::Pswpin, 1);
         self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
-        self.policy.add_page(&mut self.mm, pfn, Origin::SwapIn, shadow);
+        self.lru_add(pfn, Origin::SwapIn, shadow)
+    }
+
+    /// `lru_cache_add()` on the running thread's CPU: the policy lists the page;
+    /// true if the page would already carry `PG_lru` (its add filled the batch).
+    fn lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: Option<mm::Shadow>) -> bool {
+        self.policy.add_page(&mut self.mm, pfn, origin, shadow);
+        self.lru_batches.add()
     }
 
     /// `swapin_readahead()` around a fault on `page` of `region` (slot `target`):
     /// reads the window's other swapped-out pages into the swap cache with
-    /// `PG_readahead`; returns their slots.
-    fn swapin_readahead(&mut self, region: RegionId, page: u32, target: u32) -> Vec<u32> {
-        let candidates: Vec<u32> = match self.ra.mode {
-            RaMode::Cluster => self.ra.cluster_window(target, self.mm.swap.nr_slots()).collect(),
+    /// `PG_readahead`; returns their slots, and whether the window was wider
+    /// than the target, in which case the CPU's add batch was drained.
+    fn swapin_readahead(&mut self, region: RegionId, page: u32, target: u32) -> (Vec<u32>, bool) {
+        let (candidates, wide): (Vec<u32>, bool) = match self.ra.mode {
+            RaMode::Cluster => {
+                let window = self.ra.cluster_window(target, self.mm.swap.nr_slots());
+                let wide = window.end() > window.start();
+                (window.collect(), wide)
+            }
             RaMode::Vma => {
                 let ptes = &self.mm.regions[region.0 as usize].ptes;
                 let window = self.ra.vma_window(region.0 as usize, page, ptes.len() as u32);
-                ptes[window.start as usize..window.end as usize].iter().filter_map(|pte| pte.swap_slot()).collect()
+                (ptes[window.start as usize..window.end as usize].iter().filter_map(|pte| pte.swap_slot()).collect(), window.len() > 1)
             }
         };
         let mut read = Vec::with_capacity(candidates.len());
@@ -741,7 +762,11 @@ impl Machine {
             self.swap_in_page(pfn, slot, true);
             read.push(slot);
         }
-        read
+        if wide {
+            // `lru_add_drain()`: push the window's pages onto the LRU now.
+            self.lru_batches.drain();
+        }
+        (read, wide)
     }
 
     /// Submits swap reads as one request per run of contiguous slots, in slot
@@ -776,7 +801,7 @@ impl Machine {
         let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
         let shadow = slot.as_shadow();
         *slot = CacheEntry::resident(pfn);
-        self.policy.add_page(&mut self.mm, pfn, origin, shadow);
+        self.lru_add(pfn, origin, shadow);
         self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
         self.read_ahead(file, index, window, now + stall);
         let pos = ((file.0 as u64) << 32) | index as u64;
@@ -827,6 +852,8 @@ impl Machine {
         if !watermark_ok(&self.mm, Watermark::Min) {
             self.env.now_ns = now;
             self.env.fs_congested = self.fs_dev.congested(now);
+            // Reclaim drains this CPU's add batch first (`lru_add_drain()` in shrink_*_list).
+            self.lru_batches.drain();
             let sc = direct::try_to_free_pages(&mut self.mm, self.policy.as_mut(), self.env);
             stall = self.work_cost(&sc.work);
             self.direct_reclaim_ns += stall;

@@ -68,10 +68,17 @@ const EBIZZY: [SeedRow; 30] = [
     (8, 2048, "1.3", [3941675.80, 3538742.40, 3579397.80], [28436.45, 76856.08, 58630.95]),
 ];
 
-/// The seed's 1024 MB VM left the benchmark about this share of its memory (the
-/// rest held the kernel, the ramdisk's bookkeeping and userspace); the allocated
-/// size is scaled against it.
-const USABLE: f64 = 0.85;
+/// Share of the seed's 1024 MB VM that the benchmark could use. Fitted to the
+/// seed's own alpha=0.1 (near-uniform) rows: their pswpin grows linearly with the
+/// allocated size, 0.0339 M per MB from an intercept of 605 MB (each of the five
+/// single-thread rows within 1% of the line), which is `reads x (1 - usable /
+/// allocated)` with reads proportional to the allocation and 605 MB usable (the
+/// rest: the kernel, the struct pages of 5 GB of RAM swap, userspace).
+const USABLE: f64 = 0.59;
+
+/// Chunk pages read per allocated page in one run. The same fit gives the seed
+/// about 132 (0.0339 M reads per MB).
+const READS_PER_PAGE: f64 = 128.0;
 
 /// Mean and (population) standard deviation.
 fn mean_std(xs: &[f64]) -> (f64, f64) {
@@ -82,25 +89,30 @@ fn mean_std(xs: &[f64]) -> (f64, f64) {
 
 /// One table per thread count: pswpin under base, prot and detect, mean over several workload seeds.
 fn ebizzy(args: &ReproduceArgs, threads: u32) -> Result<Table> {
-    let (memory, reads, runs) = if args.quick { ("64M", 1_000_000u64, 2u64) } else { ("128M", 4_000_000, 5) };
+    let (memory, mem_mb, runs) = if args.quick { ("64M", 64.0, 2u64) } else { ("128M", 128.0, 5) };
+    // ebizzy's 512K chunks, scaled with memory so that the number of chunks is the seed's.
+    let chunk_kb = (512.0 * mem_mb / (1024.0 * USABLE) / 4.0).round() as u64 * 4;
     let rows: Vec<&SeedRow> = EBIZZY.iter().filter(|r| r.0 == threads && (!args.quick || r.1 == 1280)).collect();
     let mut metrics = Vec::new();
     let mut notes = vec![
-        format!("allocated = seed MB / 1024 / {USABLE} of memory (the seed's VM left ~{:.0}% of its 1024M to the benchmark); ebizzy's default 512K chunks, copied into a per-thread buffer", USABLE * 100.0),
-        format!("{threads} thread(s) share {reads} chunk-page reads (the seed ran for a fixed time); mean of {runs} workload seeds, std = population standard deviation"),
+        format!("allocated = seed MB / 1024 / {USABLE} of memory: the seed's alpha=0.1 rows grow linearly with the allocation from 605 MB (usable) at 0.0339 M swap-ins per MB"),
+        format!("chunks of {chunk_kb}K (ebizzy's 512K scaled with memory: the seed's number of chunks), copied into a per-thread buffer"),
+        format!("{threads} thread(s) share {READS_PER_PAGE} chunk-page reads per allocated page (the seed's ~132, from the same fit); mean of {runs} workload seeds, std = population standard deviation"),
         "base = v5.7, prot = v5.9-prot (start inactive, 1:1, no anon shadows), detect = v5.9; direction judged from base to detect".into(),
+        "base on a synchronous swap device: a swapped-in page waits in the per-CPU add batch, so do_swap_page()'s activate_page() reaches 1 in 15 (PAGEVEC_SIZE); the others are activated by reclaim's first look at them".into(),
         "swap is pmem: the seed's 5120M of RAM swap on a 1024M machine cannot live in the machine's RAM (no zram pool)".into(),
     ];
     for &&(_, mb, alpha, seed_mean, seed_std) in &rows {
         let size = mb as f64 / 1024.0 / USABLE;
-        let per_thread = reads / threads as u64;
+        let pages = size * mem_mb * 256.0;
+        let per_thread = (pages * READS_PER_PAGE) as u64 / threads as u64;
         let variants: Vec<Variant> = PROFILES
             .iter()
             .map(|(label, profile)| Variant {
                 label: label.to_string(),
                 profile: profile.to_string(),
                 settings: vec![format!("memory={memory}"), "swap=pmem:2G".into()],
-                workloads: vec![format!("ebizzy:size={size:.4}x,alpha={alpha},threads={threads},ops={per_thread}")],
+                workloads: vec![format!("ebizzy:size={size:.4}x,alpha={alpha},threads={threads},ops={per_thread},chunk={chunk_kb}K")],
             })
             .collect();
         let mut per_profile: Vec<Vec<f64>> = vec![Vec::new(); PROFILES.len()];

@@ -32,7 +32,7 @@ impl Machine {
                 let shadow = slot.as_shadow();
                 *slot = CacheEntry::resident(pfn);
                 // A page-cache insertion like a read's (the policy sees no difference).
-                self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+                self.lru_add(pfn, Origin::FileRead, shadow);
                 (pfn, stall)
             }
         };
@@ -187,7 +187,7 @@ impl Machine {
             let slot = &mut self.mm.files[file.0 as usize].cache[i as usize];
             let shadow = slot.as_shadow();
             *slot = CacheEntry::resident(pfn);
-            self.policy.add_page(&mut self.mm, pfn, Origin::FileRead, shadow);
+            self.lru_add(pfn, Origin::FileRead, shadow);
             self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
         }
     }

@@ -34,6 +34,8 @@ impl Machine {
             }
             self.env.now_ns = now + stall;
             self.env.fs_congested = self.fs_dev.congested(now + stall);
+            // Reclaim drains this CPU's add batch first.
+            self.lru_batches.drain();
             let sc = reclaim::memcg::try_to_free_mem_cgroup_pages(&mut self.mm, self.policy.as_mut(), self.env, 1, true);
             let cost = self.work_cost(&sc.work);
             self.direct_reclaim_ns += cost;

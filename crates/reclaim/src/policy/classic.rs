@@ -270,6 +270,19 @@ impl Classic {
         }
     }
 
+    /// `activate_page()` from `do_swap_page()` before v5.9: activates `pfn` if it is
+    /// on the inactive list (a page still in a per-CPU add batch is not reported).
+    fn swap_fault_activate(&mut self, mm: &mut Mm, pfn: Pfn) {
+        let flags = mm.frames[pfn].flags;
+        if !self.cfg.anon_start_inactive && flags.has(PageFlags::LRU) && !flags.has(PageFlags::ACTIVE) {
+            self.del_from_list(mm, pfn);
+            mm.frames[pfn].flags.set(PageFlags::ACTIVE);
+            self.add_to_list(mm, pfn, false);
+            mm.stat.count(VmEvent::Pgactivate, 1);
+            self.note_scanned(ANON, 1, 1);
+        }
+    }
+
     /// `isolate_lru_folios()` from the tail of `lru` into `self.scratch`. Returns pages scanned.
     fn isolate(&mut self, mm: &mut Mm, lru: usize, nr_to_scan: u64, sc: &mut ScanControl) -> u64 {
         debug_assert!(self.scratch.is_empty());
@@ -585,20 +598,11 @@ impl ReclaimPolicy for Classic {
         }
         let anon = mm.frames[pfn].is_anon();
         let ty = if anon { ANON } else { FILE };
-        match origin {
-            Origin::AnonFault if !self.cfg.anon_start_inactive => {
-                // Before v5.9 new anon pages started active (and counted as rotated).
-                mm.frames[pfn].flags.set(PageFlags::ACTIVE);
-            }
-            Origin::SwapIn if !self.cfg.anon_start_inactive => {
-                // Before v5.9 do_swap_page() activated every swapped-in page.
-                self.note_scanned(ANON, 1, 0);
-                if !mm.frames[pfn].flags.has(PageFlags::ACTIVE) {
-                    mm.frames[pfn].flags.set(PageFlags::ACTIVE);
-                    mm.stat.count(VmEvent::Pgactivate, 1);
-                }
-            }
-            _ => {}
+        if origin == Origin::AnonFault && !self.cfg.anon_start_inactive {
+            // Before v5.9 new anon pages started active (and counted as rotated).
+            // Swapped-in pages start inactive; `do_swap_page()` activated them
+            // afterwards if they were already listed (`on_swap_in_listed`).
+            mm.frames[pfn].flags.set(PageFlags::ACTIVE);
         }
         if origin == Origin::SwapIn && self.cfg.balance == Balance::RefaultCost && !self.cfg.anon_workingset {
             // v5.8: every anon swap-in was charged as IO cost.
@@ -610,15 +614,11 @@ impl ReclaimPolicy for Classic {
     }
 
     fn on_swap_cache_hit(&mut self, mm: &mut Mm, pfn: Pfn) {
-        // Before v5.9 do_swap_page() activated the page on every swap fault.
-        let flags = mm.frames[pfn].flags;
-        if !self.cfg.anon_start_inactive && flags.has(PageFlags::LRU) && !flags.has(PageFlags::ACTIVE) {
-            self.del_from_list(mm, pfn);
-            mm.frames[pfn].flags.set(PageFlags::ACTIVE);
-            self.add_to_list(mm, pfn, false);
-            mm.stat.count(VmEvent::Pgactivate, 1);
-            self.note_scanned(ANON, 1, 1);
-        }
+        self.swap_fault_activate(mm, pfn);
+    }
+
+    fn on_swap_in_listed(&mut self, mm: &mut Mm, pfn: Pfn) {
+        self.swap_fault_activate(mm, pfn);
     }
 
     fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {

@@ -63,6 +63,12 @@ pub trait ReclaimPolicy {
     /// A swap fault found `pfn` in the swap cache (a minor fault).
     fn on_swap_cache_hit(&mut self, mm: &mut Mm, pfn: Pfn);
 
+    /// A swap fault just read `pfn` from swap and the page is already on the
+    /// LRU (its per-CPU add batch was drained): before v5.9 `do_swap_page()`
+    /// activated it here. A page still in the batch is not reported, as
+    /// `activate_page()` skips pages without `PG_lru`. Default: nothing.
+    fn on_swap_in_listed(&mut self, _mm: &mut Mm, _pfn: Pfn) {}
+
     /// `folio_mark_accessed()`: an access through a file descriptor.
     fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn);
 
