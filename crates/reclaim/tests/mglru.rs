@@ -356,3 +356,75 @@ fn direct_reclaim_that_ages_with_two_generations_left_still_evicts() {
     assert_eq!(w.mm.stat.get(VmEvent::PgstealDirect), 32);
     w.check();
 }
+
+/// One direct-reclaim eviction of 128 cold anon pages (one PTE table) in which
+/// the last page of the isolated batch (63) and `young` listed neighbours
+/// (64..) have young PTEs and two accesses through `read()` each (v6.1:
+/// `PG_referenced` and `PG_workingset`). Returns the world and the
+/// `pgactivate` count.
+fn look_around_after_eviction(young: u32, v6_12: bool) -> (World, u64) {
+    let mut w = world(256, 128, 60, false);
+    w.p = Mglru::new(ReclaimConfig { swappiness: 60, lru_gen: LruGenConfig { v6_12, ..LruGenConfig::default() }, ..ReclaimConfig::default() });
+    for i in 0..128 {
+        w.fault_anon(i);
+    }
+    // Two unforced agings with cold PTEs: the pages stay in seq 3, max_seq is 5.
+    w.clear_young();
+    let mut sc = w.sc(Reclaimer::Direct);
+    assert!(w.p.age(&mut w.mm, true, false, &mut sc));
+    assert!(w.p.age(&mut w.mm, true, false, &mut sc));
+    assert_eq!(w.p.lrugen().max_seq, 5);
+    // The first eviction attempt finds seq 2 empty and skips it.
+    let mut sc = w.sc(Reclaimer::Direct);
+    assert_eq!(w.p.evict(&mut w.mm, &mut sc, ENV, 60), 1);
+    assert_eq!(w.p.lrugen().min_seq, [3, 3]);
+    for i in (63..64).chain(64..64 + young) {
+        w.fault_anon(i);
+        let pfn = w.mm.regions[w.anon.0 as usize].ptes[i as usize].pfn().unwrap();
+        w.p.mark_accessed(&mut w.mm, pfn);
+        w.p.mark_accessed(&mut w.mm, pfn);
+    }
+    let before = w.mm.stat.get(VmEvent::Pgactivate);
+    // The batch is pages 0..63 (the tail of seq 3). Page 63's rmap walk finds it
+    // young and looks around PTEs 31..94: 0..62 are gone (reclaimed first),
+    // 64.. are listed in seq 3.
+    let mut sc = w.sc(Reclaimer::Direct);
+    assert_eq!(w.p.evict(&mut w.mm, &mut sc, ENV, 60), 64);
+    assert_eq!(w.mm.stat.get(VmEvent::PgstealDirect), 63);
+    w.check();
+    let activated = w.mm.stat.get(VmEvent::Pgactivate) - before;
+    (w, activated)
+}
+
+#[test]
+fn v6_1_look_around_activates_few_pages_and_updates_many_in_place() {
+    let pfn = |w: &World, i: u32| w.mm.regions[w.anon.0 as usize].ptes[i as usize].pfn().unwrap();
+    let linked_on = |w: &World, seq: u64, p| w.p.lrugen().list(gen_from_seq(seq), ANON).iter(w.mm.frames.as_slice()).any(|x| x == p);
+    // 5 young neighbours (< PAGEVEC_SIZE): folio_activate() each: counted, moved
+    // to the head of the youngest generation (seq 5) with their references kept.
+    // Page 63 itself is activated by shrink_folio_list (the sixth count).
+    let (w, activated) = look_around_after_eviction(5, false);
+    assert_eq!(activated, 5 + 1);
+    for i in 64..69 {
+        let p = pfn(&w, i);
+        assert_eq!(folio_gen(&w.mm.frames[p]), Some(gen_from_seq(5)));
+        assert!(linked_on(&w, 5, p), "page {i} relinked on seq 5");
+        assert_eq!(w.p.refs_model().refs(&w.mm.frames[p]), 1, "page {i} keeps its references");
+        assert!(w.mm.frames[p].flags.has(PageFlags::REFERENCED));
+    }
+    // 20 young neighbours: folio_update_gen() in place: not counted, logically in
+    // seq 5 but still linked on seq 3 (the eviction sorts them later), refs cleared.
+    let (w, activated) = look_around_after_eviction(20, false);
+    assert_eq!(activated, 1);
+    for i in 64..84 {
+        let p = pfn(&w, i);
+        assert_eq!(folio_gen(&w.mm.frames[p]), Some(gen_from_seq(5)));
+        assert!(linked_on(&w, 3, p), "page {i} stays linked on seq 3");
+        let f = &w.mm.frames[p];
+        assert_eq!(w.p.refs_model().refs(f), 0, "page {i} lost its references");
+        assert!(!f.flags.has(PageFlags::REFERENCED));
+    }
+    // The v6.12 model keeps activating every stale page (simplification S-MG5).
+    let (_, activated) = look_around_after_eviction(20, true);
+    assert_eq!(activated, 20 + 1);
+}

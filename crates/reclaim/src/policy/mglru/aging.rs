@@ -9,7 +9,10 @@
 //! table whose PMD accessed bit is clear is skipped, and (unless forced) only
 //! tables found in the Bloom filter are scanned; a table with at least one young
 //! PTE per cache line of entries (`young * 8 >= total`) is added to the next
-//! filter. Look-around scans up to 64 PTEs around a young PTE the rmap found.
+//! filter. Look-around scans up to 64 PTEs around a young PTE the rmap found;
+//! v6.1 activates the young listed pages it finds (`folio_activate`) when there
+//! are fewer than `PAGEVEC_SIZE` of them and no walk context, and otherwise
+//! updates their generation in place (`folio_update_gen`).
 //!
 //! Simplification S-MG1: an address space "ran since the last walk" iff one of
 //! its PTEs is young, and a PMD entry is "young" iff one of the PTEs under it is
@@ -17,6 +20,10 @@
 //! aligned to a PMD, its PTE tables are its 512-page chunks). The simulator
 //! reads PTEs to decide this, but only the entries the kernel would read are
 //! charged as CPU work.
+//!
+//! Simplification S-MG5: the v6.12 and v6.14 models keep v6.1's look-around
+//! (activation without a walk context, every young page updated with one);
+//! from v6.3 the kernel updates every young page in place.
 
 use super::bloom::TableKey;
 use super::gens::{folio_gen, gen_from_seq, type_of, ANON, FILE, MAX_NR_GENS, MIN_LRU_BATCH};
@@ -27,6 +34,11 @@ use mm::{FrameTable, Mm, PageFlags, Pfn, Pte, RegionKind, VmEvent};
 
 /// KERNEL: `PTRS_PER_PTE` on x86-64: pages per PTE table (one PMD entry).
 pub const PTRS_PER_PTE: u32 = 512;
+
+/// KERNEL: `PAGEVEC_SIZE`. v6.1 look-around without a walk activates fewer
+/// stale young pages than this one by one (`folio_activate`) and updates more
+/// in place (`folio_update_gen`).
+const PAGEVEC_SIZE: usize = 15;
 
 /// `suitable_to_scan()`: at least one young PTE per cache line of PTEs
 /// (`clamp(64 / 8, 2, 8)` = 8 entries).
@@ -230,24 +242,44 @@ impl Mglru {
         }
         let max_seq = self.lrugen.max_seq;
         let new_gen = gen_from_seq(max_seq);
+        let v6_1 = !self.cfg.lru_gen.v6_12 && !self.refs.rework;
         // The PTE that brought us here was young (the rmap cleared it).
         let mut young = 1;
+        // Listed young pages outside the youngest generation (the kernel's bitmap).
+        let mut stale = [0 as Pfn; MIN_LRU_BATCH as usize];
+        let mut nr_stale = 0;
         for i in start..end {
             let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, can_swap) else { continue };
             young += 1;
-            if walk {
+            if walk && !v6_1 {
                 self.update_gen(frames, pfn, new_gen);
                 continue;
             }
             match folio_gen(&frames[pfn]) {
+                // Isolated by the eviction: tell shrink_folio_list.
                 None => frames[pfn].flags.set(PageFlags::REFERENCED),
                 Some(g) if g != new_gen => {
-                    // folio_activate(): straight to the youngest generation.
-                    self.lrugen.set_gen(frames, pfn, new_gen);
-                    self.lrugen.relink(frames, pfn, false);
-                    stat.count(VmEvent::Pgactivate, 1);
+                    stale[nr_stale] = pfn;
+                    nr_stale += 1;
                 }
                 Some(_) => {}
+            }
+        }
+        let stale = &stale[..nr_stale];
+        if !v6_1 || (!walk && stale.len() < PAGEVEC_SIZE) {
+            // folio_activate(): re-added active, at the head of the youngest
+            // generation, refs kept.
+            for &pfn in stale {
+                self.lrugen.set_gen(frames, pfn, new_gen);
+                self.lrugen.relink(frames, pfn, false);
+                stat.count(VmEvent::Pgactivate, 1);
+            }
+        } else {
+            // v6.1 with a walk or PAGEVEC_SIZE pages or more: folio_update_gen()
+            // in place (refs cleared, the page stays linked where it is; sorted
+            // later), no activation counted.
+            for &pfn in stale {
+                self.update_gen(frames, pfn, new_gen);
             }
         }
         work.walk_ptes += (end - start) as u64;
