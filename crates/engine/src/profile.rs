@@ -69,6 +69,24 @@ pub const PROFILES: &[Profile] = &[
         ],
     },
     Profile {
+        name: "v4.6-lrucost",
+        summary: "seed 000 as posted (2016 RFC on v4.6/4.7): v4.6 with refault IO cost x 32 vs rotations, cache workingset challenges anon",
+        settings: &[
+            ("lru", "classic"),
+            ("lru_balance", "rfc-2016"),
+            ("cache_challenges_anon", "1"),
+            ("anon_start_inactive", "0"),
+            ("anon_ratio_1to1", "0"),
+            ("anon_workingset", "0"),
+            ("file_ratio_1to1", "1"),
+            ("refaults_deactivate", "0"),
+            ("kswapd_write_at_priority", "0"),
+            ("kswapd_flat_priority", "1"),
+            ("dirty_activate", "0"),
+            ("dirty_throttle", "stall"),
+        ],
+    },
+    Profile {
         name: "v5.7",
         summary: "before seeds 000 and 004: rotation-based anon/file balance, new anon pages start active",
         settings: &[

@@ -9,6 +9,10 @@ pub enum Balance {
     RefaultCost,
     /// v6.2 (`0538a82c39e9`): cost = IO x 32 + rotations, all unreclaimed scans are rotations.
     WeightedCost,
+    /// Seed 000 as posted (2016 RFC on v4.7): refaults of `PG_workingset` pages and
+    /// swap-ins cost IO x 32, rotations (pages activated by reclaim) cost 1;
+    /// reclaim writeback is no cost; no [1/3, 2/3] limit; decay at 1/8 of the LRU.
+    Rfc2016,
 }
 
 impl Balance {
@@ -18,11 +22,12 @@ impl Balance {
             Balance::Rotation => "rotation",
             Balance::RefaultCost => "refault-cost",
             Balance::WeightedCost => "weighted-cost",
+            Balance::Rfc2016 => "rfc-2016",
         }
     }
     /// Parses a flag value name.
     pub fn from_name(s: &str) -> Option<Balance> {
-        [Balance::Rotation, Balance::RefaultCost, Balance::WeightedCost].into_iter().find(|b| b.name() == s)
+        [Balance::Rotation, Balance::RefaultCost, Balance::WeightedCost, Balance::Rfc2016].into_iter().find(|b| b.name() == s)
     }
 }
 

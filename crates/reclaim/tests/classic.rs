@@ -31,7 +31,12 @@ fn lists(cfg: ReclaimConfig, sizes: [u32; 4]) -> (Mm, Classic) {
 }
 
 fn scan_count(swappiness: u32, costs: (u64, u64)) -> ([u64; 4], [u64; 2], u64, ScanBalance) {
-    let cfg = ReclaimConfig { swappiness, balance: Balance::WeightedCost, ..ReclaimConfig::default() };
+    scan_count_with(Balance::WeightedCost, swappiness, costs).0
+}
+
+/// `get_scan_count` under `balance` with the given costs; also returns the costs after the call.
+fn scan_count_with(balance: Balance, swappiness: u32, costs: (u64, u64)) -> (([u64; 4], [u64; 2], u64, ScanBalance), (u64, u64)) {
+    let cfg = ReclaimConfig { swappiness, balance, ..ReclaimConfig::default() };
     // Inactive file below active file: file deactivation allowed, no cache-trim mode.
     let (mm, mut p) = lists(cfg, [8192, 8192, 4096, 8192]);
     p.set_costs(costs.0, costs.1);
@@ -39,7 +44,7 @@ fn scan_count(swappiness: u32, costs: (u64, u64)) -> ([u64; 4], [u64; 2], u64, S
     sc.priority = 2;
     p.prepare_scan_control(&mm, &sc);
     let c = p.get_scan_count(&mm, &sc);
-    (c.nr, c.fraction, c.denominator, c.balance)
+    ((c.nr, c.fraction, c.denominator, c.balance), p.costs())
 }
 
 /// Equal (zero) costs: fraction = [swappiness, 200 - swappiness] over 200.
@@ -58,6 +63,42 @@ fn scan_count_fractions_by_swappiness() {
 #[test]
 fn scan_count_follows_refault_cost() {
     assert_eq!(scan_count(60, (100, 300)), ([766, 766, 640, 1281], [143, 239], 382, ScanBalance::Fract));
+}
+
+/// Seed 000's 2016 form: no [1/3, 2/3] limit. anon_cost 100, file_cost 300, total 400
+/// (below 28672 / 8 = 3584, no decay): ap = 60 * 401 / 101 = 238, fp = 140 * 401 / 301 = 186,
+/// denominator 238 + 186 + 1 = 425; anon 2048 * 238 / 425 = 1146, inactive file
+/// 1024 * 186 / 425 = 448, active file 2048 * 186 / 425 = 896 (rounded down).
+#[test]
+fn rfc_2016_scan_count_is_unlimited_cost_ratio() {
+    let (c, costs) = scan_count_with(Balance::Rfc2016, 60, (100, 300));
+    assert_eq!(c, ([1146, 1146, 448, 896], [238, 186], 425, ScanBalance::Fract));
+    assert_eq!(costs, (100, 300));
+}
+
+/// 2016 form decays in get_scan_count: 3000 + 1000 > 3584 halves both to 1500 and 500;
+/// ap = 60 * 2001 / 1501 = 79, fp = 140 * 2001 / 501 = 559, denominator 639;
+/// anon 2048 * 79 / 639 = 253, inactive file 1024 * 559 / 639 = 895, active file 2048 * 559 / 639 = 1791.
+#[test]
+fn rfc_2016_costs_decay_at_an_eighth_of_the_lru() {
+    let (c, costs) = scan_count_with(Balance::Rfc2016, 60, (3000, 1000));
+    assert_eq!(c, ([253, 253, 895, 1791], [79, 559], 639, ScanBalance::Fract));
+    assert_eq!(costs, (1500, 500));
+}
+
+/// 2016 form: a workingset refault and an anon swap-in each cost IO x SWAP_CLUSTER_MAX = 32.
+#[test]
+fn rfc_2016_charges_io_thirty_two_times() {
+    let cfg = || ReclaimConfig { balance: Balance::Rfc2016, anon_workingset: false, anon_start_inactive: false, ..ReclaimConfig::default() };
+    let (mut mm, mut p) = lists(cfg(), [50, 30, 0, 100]);
+    let age = p.nonresident_age();
+    let shadow: Shadow = pack_shadow(ShadowInfo { eviction: age.wrapping_sub(5) & EVICTION_MASK, memcg: 0, workingset: true });
+    let pfn = mm.frames.alloc(Owner::file(FileId(0)), 999, 0).unwrap();
+    p.add_page(&mut mm, pfn, Origin::FileRead, Some(shadow));
+    assert_eq!(p.costs(), (0, 32));
+    let pfn = mm.frames.alloc(Owner::anon(RegionId(0)), 998, PageFlags::SWAPBACKED).unwrap();
+    p.add_page(&mut mm, pfn, Origin::SwapIn, None);
+    assert_eq!(p.costs(), (32, 32));
 }
 
 /// With inactive file at least as large as active file and no refaults,

@@ -204,13 +204,17 @@ impl Classic {
         let cost = match self.cfg.balance {
             Balance::Rotation => return,
             Balance::RefaultCost => nr_io + nr_rotated,
-            // KERNEL: IO is weighted SWAP_CLUSTER_MAX times a rotation (v6.2).
-            Balance::WeightedCost => nr_io * SWAP_CLUSTER_MAX + nr_rotated,
+            // KERNEL: IO is weighted SWAP_CLUSTER_MAX times a rotation (v6.2, and the 2016 RFC).
+            Balance::WeightedCost | Balance::Rfc2016 => nr_io * SWAP_CLUSTER_MAX + nr_rotated,
         };
         if ty == FILE {
             self.file_cost += cost;
         } else {
             self.anon_cost += cost;
+        }
+        // The 2016 RFC decays in get_scan_count instead (see `fractions`).
+        if self.cfg.balance == Balance::Rfc2016 {
+            return;
         }
         let lrusize: u64 = self.lists.iter().map(|l| l.len()).sum();
         if self.file_cost + self.anon_cost > lrusize / 4 {
@@ -346,7 +350,7 @@ impl Classic {
             Balance::Rotation => self.note_scanned(ty, 0, nr_referenced),
             // v5.8 .. v6.1: rotations carried no cost.
             Balance::RefaultCost => {}
-            Balance::WeightedCost => {
+            Balance::WeightedCost | Balance::Rfc2016 => {
                 if nr_rotated > 0 {
                     self.note_cost(ty, 0, nr_rotated)
                 }
@@ -380,6 +384,12 @@ impl Classic {
             }
             Balance::RefaultCost => self.note_cost(ty, stat.nr_pageout, 0),
             Balance::WeightedCost => self.note_cost(ty, stat.nr_pageout, nr_scanned - nr_reclaimed),
+            // 2016 RFC: pages reclaim activated are CPU cost (putback_inactive_pages);
+            // writing pages out is not a cost.
+            Balance::Rfc2016 => {
+                self.note_cost(ANON, 0, stat.nr_activate[ANON]);
+                self.note_cost(FILE, 0, stat.nr_activate[FILE]);
+            }
         }
         stat.add_to(&mut sc.nr);
         let nr = &mut sc.nr;
@@ -474,6 +484,19 @@ impl Classic {
                 let ap = swappiness * (total + 1) / (anon_cost + 1);
                 let fp = (200 - swappiness) * (total + 1) / (file_cost + 1);
                 ([ap, fp], ap + fp)
+            }
+            Balance::Rfc2016 => {
+                // Decay once the costs pass 1/8 of the LRU pages; each type's
+                // weight is the total cost over its own.
+                let lrusize: u64 = self.lists.iter().map(|l| l.len()).sum();
+                if self.anon_cost + self.file_cost > lrusize / 8 {
+                    self.anon_cost /= 2;
+                    self.file_cost /= 2;
+                }
+                let total = self.anon_cost + self.file_cost;
+                let ap = swappiness * (total + 1) / (self.anon_cost + 1);
+                let fp = (200 - swappiness) * (total + 1) / (self.file_cost + 1);
+                ([ap, fp], ap + fp + 1)
             }
         }
     }
@@ -604,8 +627,8 @@ impl ReclaimPolicy for Classic {
             // afterwards if they were already listed (`on_swap_in_listed`).
             mm.frames[pfn].flags.set(PageFlags::ACTIVE);
         }
-        if origin == Origin::SwapIn && self.cfg.balance == Balance::RefaultCost && !self.cfg.anon_workingset {
-            // v5.8: every anon swap-in was charged as IO cost.
+        if origin == Origin::SwapIn && matches!(self.cfg.balance, Balance::RefaultCost | Balance::Rfc2016) && !self.cfg.anon_workingset {
+            // v5.8 and the 2016 RFC: every anon swap-in was charged as IO cost.
             self.note_cost(ANON, 1, 0);
         }
         let active = mm.frames[pfn].flags.has(PageFlags::ACTIVE);
