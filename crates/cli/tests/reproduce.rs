@@ -27,20 +27,36 @@ fn row(v: &Value, table: usize, name: &str) -> (Vec<f64>, String) {
 }
 
 #[test]
-fn seed_000_refault_cost_swaps_more_anon() {
+fn seed_000_posted_series_cuts_refaults_after_warm_up() {
     let v = reproduce("seed-000");
-    // The refault-cost kernel scans and swaps more anon (seed: swap-outs 3149 -> 86932).
-    for name in ["pswpout", "pgscan_anon"] {
-        let (ours, verdict) = row(&v, 0, name);
-        // Right direction; far smaller than the seed's +2660% ("weak" or "agrees").
-        assert!(verdict == "agrees" || verdict == "weak", "{name}: {verdict} {ours:?}");
-        assert!(ours[1] > 1.5 * ours[0], "{name}: {ours:?}");
+    // Table 0, the series as posted (v4.6 -> v4.6-lrucost), counted after the warm-up:
+    // the cost of thrashing cache pushes reclaim to the idle anon and refaults fall
+    // (seed: -54%; ours -18% quick, -45% full).
+    let (refaults, verdict) = row(&v, 0, "total refaults");
+    assert_eq!(verdict, "agrees", "{refaults:?}");
+    assert!(refaults[1] < 0.9 * refaults[0], "{refaults:?}");
+    let (anon, _) = row(&v, 0, "pgscan_anon");
+    assert!(anon[1] > 1.2 * anon[0], "{anon:?}");
+    // Table 1, the series as merged (v5.7 -> v5.8): swap-outs are charged to anon
+    // as IO, so reclaim does not move to anon and refaults do not fall (see the issue note).
+    let (merged, _) = row(&v, 1, "total refaults");
+    assert!(merged[1] > 0.95 * merged[0], "{merged:?}");
+    for table in [0, 1] {
+        let (tps, _) = row(&v, table, "tps");
+        assert!(tps.iter().all(|t| *t > 1.0), "{tps:?}");
     }
-    // Our file refaults barely move (seed: -54%; see the issue note): never up by more than 2%.
-    let (refaults, _) = row(&v, 0, "total refaults");
-    assert!(refaults[1] <= 1.02 * refaults[0], "{refaults:?}");
-    let (tps, _) = row(&v, 0, "tps");
-    assert!(tps.iter().all(|t| *t > 1.0), "{tps:?}");
+    // Tables 2 and 3, parallelio at swappiness 60: no memcachetest regression;
+    // with the posted series swap-ins fall once background IO runs (seed: -11..-18%).
+    for size in ["0M", "769M", "2565M", "4361M"] {
+        for table in [2, 3] {
+            let (ops, verdict) = row(&v, table, &format!("memcachetest-{size} ops/s"));
+            assert_eq!(verdict, "agrees", "table {table} {size}: {ops:?}");
+        }
+        if size != "0M" {
+            let (swapin, verdict) = row(&v, 2, &format!("swapin-{size}"));
+            assert_eq!(verdict, "agrees", "{size}: {swapin:?}");
+        }
+    }
 }
 
 #[test]

@@ -560,10 +560,10 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         key: "lru_balance",
-        help: "get_scan_count form: rotation (<v5.8), refault-cost (v5.8, seed 000), weighted-cost (v6.2)",
+        help: "get_scan_count form: rotation (<v5.8), rfc-2016 (seed 000 as posted), refault-cost (v5.8, seed 000 as merged), weighted-cost (v6.2)",
         get: |c| c.reclaim.balance.name().into(),
         set: |c, v| {
-            c.reclaim.balance = Balance::from_name(v).ok_or("rotation, refault-cost or weighted-cost")?;
+            c.reclaim.balance = Balance::from_name(v).ok_or("rotation, rfc-2016, refault-cost or weighted-cost")?;
             Ok(())
         },
     },

@@ -20,6 +20,8 @@
 //! - S-CL3: no mlock/unevictable pages, no VM_SEQ_READ/VM_RAND_READ hints.
 //! - S-CL4: counters use today's names (`workingset_refault_file`) in every
 //!   profile, though kernels before v5.9 had a single `workingset_refault`.
+//! - S-CL5: `PG_workingset` is set on deactivation (v4.20+) in every profile;
+//!   seed 000's 2016 patch (`lru_balance=rfc-2016`) set it on activation.
 //!
 //! Parity: tests/classic_*.rs (seed 004 worked examples, refault distance,
 //! get_scan_count fractions).
@@ -338,6 +340,7 @@ impl Classic {
             }
             let f = &mut mm.frames[pfn];
             f.flags.clear(PageFlags::ACTIVE);
+            // Simplification S-CL5: set on deactivation in every profile (2016's patch set it on activation).
             f.flags.set(PageFlags::WORKINGSET);
             nr_deactivate += 1;
         }
