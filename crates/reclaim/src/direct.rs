@@ -3,6 +3,9 @@
 //! Models `try_to_free_pages()` / `do_try_to_free_pages()`, mm/vmscan.c (v6.x).
 //! Simplifications: S-DR1: no `throttle_direct_reclaim` (pfmemalloc) wait and no
 //! compaction; S-DR2: the memory.low retry is absent (no protected groups).
+//! Simplification S-DR3: one call runs at a single instant and its CPU time is
+//! charged afterwards, so no writeback completes (and no page rotates back to
+//! the inactive tail) while it walks down the priorities.
 //! When a pass frees nothing, the engine throttles the task (NOPROGRESS) and
 //! retries the allocation.
 
