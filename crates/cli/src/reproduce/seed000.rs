@@ -138,6 +138,8 @@ fn pgbench(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str
     // Not in the seed's table: refaults of pages that had been active, the only
     // file refaults the new model charges as IO cost.
     let restores = per(&|w| w.counter("workingset_restore_file"));
+    // The HDD's traffic in the window (KiB): tps follows all of it, not the refaults alone.
+    let (reads, writes) = (per(&|w| w.counter("pgpgin") / 4.0), per(&|w| w.counter("pgpgout") / 4.0));
     Ok(Table {
         title: format!(
             "pgbench TPC-B, {kernels}: 8 clients, {hour} transactions each after {warm} warm-up ones, file on hdd, swap on ssd, swappiness 115 ({memory} memory; seed: 7G, database 5.6G)"
@@ -151,6 +153,10 @@ fn pgbench(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str
             format!("counted over {hour} transactions per client after the warm-up (26000 at full scale: about the seed's hour): the difference of two runs, stopped after the warm-up and after the window"),
             "the clients first write the database (pgbench -i); the warm-up lets reclaim evict that load once, so that evicted file pages have been active (PG_workingset) as on a settled machine".into(),
             format!("workingset_restore_file (refaults of once-active pages, charged as file IO cost): vanilla {:.0}, lrucost {:.0}", restores[0], restores[1]),
+            format!(
+                "block I/O in the window, pages read (pgpgin) vanilla {:.0}, lrucost {:.0}; written (pgpgout: WAL, writeback, swap) vanilla {:.0}, lrucost {:.0}: the transactions wait on all of it and reads are a small share, so refaults move tps little",
+                reads[0], reads[1], writes[0], writes[1]
+            ),
             format!(
                 "pswpout over the whole run, warm-up included: vanilla {}, lrucost {} (the idle anon may be swapped out before the hour)",
                 windows[0].full.get("pswpout").unwrap_or(0),
