@@ -85,11 +85,13 @@ fn per_size_table(i: usize, pair: &[RunReport]) -> Table {
     let get = |name: &'static str| move |r: &RunReport| r.get(name).unwrap_or(0) as f64;
     let idle = i == 0;
     let lower_or_same = if idle { Expect::Same(0.05) } else { Expect::Lower };
+    // The seed's own ops/s change at 0M and 715M (-1.3%, -1.8%) is no change; v3.11 wins from 2385M.
+    let ops_expect = if (s[0].1 / s[0].0 - 1.0).abs() < 0.05 { Expect::Same(0.05) } else { Expect::Higher };
     Table {
         title: format!("memcachetest-{label} (background IO {label})"),
         variants: PROFILES.iter().map(|p| p.to_string()).collect(),
         metrics: vec![
-            metric("ops/s", s[0], v(&ops_per_sec), if idle { Expect::Same(0.05) } else { Expect::Higher }),
+            metric("ops/s", s[0], v(&ops_per_sec), ops_expect),
             metric("io-duration s", s[1], v(&io_duration), lower_or_same),
             metric("swaptotal", s[2], v(&|r| get("pswpin")(r) + get("pswpout")(r)), lower_or_same),
             metric("swapin", s[3], v(&get("pswpin")), lower_or_same),
