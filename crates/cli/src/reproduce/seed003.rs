@@ -85,18 +85,33 @@ fn per_size_table(i: usize, pair: &[RunReport]) -> Table {
     let get = |name: &'static str| move |r: &RunReport| r.get(name).unwrap_or(0) as f64;
     let idle = i == 0;
     let lower_or_same = if idle { Expect::Same(0.05) } else { Expect::Lower };
+    // The seed's own ops/s change at 0M and 715M (-1.3%, -1.8%) is no change; v3.11 wins from 2385M.
+    let ops_expect = if (s[0].1 / s[0].0 - 1.0).abs() < 0.05 { Expect::Same(0.05) } else { Expect::Higher };
     Table {
         title: format!("memcachetest-{label} (background IO {label})"),
         variants: PROFILES.iter().map(|p| p.to_string()).collect(),
         metrics: vec![
-            metric("ops/s", s[0], v(&ops_per_sec), if idle { Expect::Same(0.05) } else { Expect::Higher }),
+            metric("ops/s", s[0], v(&ops_per_sec), ops_expect),
             metric("io-duration s", s[1], v(&io_duration), lower_or_same),
             metric("swaptotal", s[2], v(&|r| get("pswpin")(r) + get("pswpout")(r)), lower_or_same),
             metric("swapin", s[3], v(&get("pswpin")), lower_or_same),
             metric("majorfaults", s[4], v(&get("pgmajfault")), lower_or_same),
         ],
-        notes: Vec::new(),
+        notes: if i == 1 { vec![NOTE_715M.into()] } else { Vec::new() },
     }
+}
+
+/// Why the 715M row shows no change.
+const NOTE_715M: &str = "715M: our 0.176x copy fits in the 0.4x of free memory, so neither kernel reclaims a page; the seed's v3.9 swapped 140138 pages here, so its free memory was below 715M.";
+
+/// Why "Direct pages scanned" and "Kswapd pages reclaimed" disagree, with our v3.9 figures:
+/// direct reclaim stalls and pages scanned, and swap-ins.
+fn totals_notes(stalls: f64, direct_scanned: f64, swapins: f64) -> [String; 2] {
+    let per_stall = if stalls > 0.0 { direct_scanned / stalls } else { 0.0 };
+    [
+        format!("Direct pages scanned: the unpaced writer takes free memory below the min watermark (one zone, S-MM1); a v3.9 call scans the dirty tail from priority 12 to 0 and reclaims little ({stalls:.0} stalls, {per_stall:.0} pages each). In the seed's 3.9-based kernels (no fair zone allocation) the newest dirty pages filled the Normal zone and allocations fell back to DMA32, which stayed above its min watermark."),
+        format!("Kswapd pages reclaimed: our copies always finish, so both kernels reclaim the same file pages and v3.9 adds the pages its {swapins:.0} swap-ins allocate again. The seed's v3.9 wrote about 1.6 GiB less file data (sector writes minus swap-outs), which evened its totals out."),
+    ]
 }
 
 fn totals_table(reports: &[RunReport]) -> Table {
@@ -110,13 +125,20 @@ fn totals_table(reports: &[RunReport]) -> Table {
     let vel = [0, 1].map(|i| if secs[i] > 0.0 { scan[i] / secs[i] } else { 0.0 });
     let writes = both(&c("nr_vmscan_write"));
     let anon = both(&c("pswpout"));
+    let swapins = both(&c("pswpin"));
+    let direct = both(&c("pgscan_direct"));
+    let mut notes = vec![
+        "Kswapd velocity: pgscan_kswapd per second of simulated time; efficiency: pgsteal_kswapd / pgscan_kswapd.".to_string(),
+        "Scale: 256M (quick 128M), HDD for files and swap; IO sizes 0.176x/0.588x/1.0x of memory for 715M/2385M/4055M; hard dirty limit in bytes (0.78x of memory) stands in for the seed's small Normal zone; background threshold 0.3x, under the file LRU's size.".to_string(),
+    ];
+    notes.extend(totals_notes(both(&c("allocstall_normal"))[0], direct[0], swapins[0]));
     Table {
         title: "totals over the four runs (mmtests' vmstat summary)".into(),
         variants: PROFILES.iter().map(|p| p.to_string()).collect(),
         metrics: vec![
-            metric("Swap Ins", (260249.0, 0.0), both(&c("pswpin")), Expect::Lower),
+            metric("Swap Ins", (260249.0, 0.0), swapins, Expect::Lower),
             metric("Swap Outs", (683860.0, 20.0), anon, Expect::Lower),
-            metric("Direct pages scanned", (0.0, 850.0), both(&c("pgscan_direct")), Expect::Higher),
+            metric("Direct pages scanned", (0.0, 850.0), direct, Expect::Higher),
             metric("Kswapd pages scanned", (6046108.0, 1598979.0), scan, Expect::Lower),
             metric("Kswapd pages reclaimed", (1081954.0, 1093766.0), steal, Expect::Same(0.1)),
             metric("Kswapd efficiency %", (17.0, 68.0), eff, Expect::Higher),
@@ -128,10 +150,7 @@ fn totals_table(reports: &[RunReport]) -> Table {
             metric("Sector Reads", (1130320.0, 97244.0), both(&|r| c("pgpgin")(r) * 2.0), Expect::Lower),
             metric("Sector Writes", (13508052.0, 11469072.0), both(&|r| c("pgpgout")(r) * 2.0), Expect::Lower),
         ],
-        notes: vec![
-            "Kswapd velocity: pgscan_kswapd per second of simulated time; efficiency: pgsteal_kswapd / pgscan_kswapd.".into(),
-            "Scale: 256M (quick 128M), HDD for files and swap; IO sizes 0.176x/0.588x/1.0x of memory for 715M/2385M/4055M; hard dirty limit in bytes (0.78x of memory) stands in for the seed's small Normal zone; background threshold 0.3x, under the file LRU's size.".into(),
-        ],
+        notes,
     }
 }
 
