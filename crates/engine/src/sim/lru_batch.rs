@@ -15,11 +15,18 @@
 pub const PAGEVEC_SIZE: u8 = 15;
 
 /// The add batches of all CPUs and the CPU whose thread runs now.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct LruAddBatches {
-    /// Pages waiting in each CPU's batch.
+    /// Pages waiting in each CPU's batch (always holds the current CPU's).
     fill: Vec<u8>,
     cpu: usize,
+}
+
+impl Default for LruAddBatches {
+    /// CPU 0 running, its batch empty.
+    fn default() -> Self {
+        LruAddBatches { fill: vec![0], cpu: 0 }
+    }
 }
 
 impl LruAddBatches {
@@ -34,7 +41,6 @@ impl LruAddBatches {
     /// One page added on the current CPU (`lru_cache_add`). True if it filled
     /// the batch, which is then drained: the page is on its list.
     pub fn add(&mut self) -> bool {
-        self.set_cpu(self.cpu);
         let fill = &mut self.fill[self.cpu];
         *fill += 1;
         if *fill == PAGEVEC_SIZE {
@@ -46,9 +52,7 @@ impl LruAddBatches {
 
     /// `lru_add_drain()` on the current CPU: every page added so far is listed.
     pub fn drain(&mut self) {
-        if let Some(fill) = self.fill.get_mut(self.cpu) {
-            *fill = 0;
-        }
+        self.fill[self.cpu] = 0;
     }
 }
 

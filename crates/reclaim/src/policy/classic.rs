@@ -115,6 +115,13 @@ pub struct Classic {
     group_stats: Option<GroupStats>,
 }
 
+/// The anon and file scan weights of `get_scan_count()`, every version's shape:
+/// swappiness (anon) and `200 - swappiness` (file), each scaled by
+/// `(num + 1) / (den + 1)` of its type.
+fn split(swappiness: u64, num: [u64; 2], den: [u64; 2]) -> [u64; 2] {
+    [swappiness * (num[ANON] + 1) / (den[ANON] + 1), (200 - swappiness) * (num[FILE] + 1) / (den[FILE] + 1)]
+}
+
 impl Classic {
     /// A policy with empty lists under `cfg`.
     pub fn new(cfg: ReclaimConfig) -> Classic {
@@ -473,8 +480,7 @@ impl Classic {
                         self.recent_rotated[ty] /= 2;
                     }
                 }
-                let ap = swappiness * (self.recent_scanned[ANON] + 1) / (self.recent_rotated[ANON] + 1);
-                let fp = (200 - swappiness) * (self.recent_scanned[FILE] + 1) / (self.recent_rotated[FILE] + 1);
+                let [ap, fp] = split(swappiness, self.recent_scanned, self.recent_rotated);
                 ([ap, fp], ap + fp + 1)
             }
             Balance::RefaultCost | Balance::WeightedCost => {
@@ -484,8 +490,7 @@ impl Classic {
                 let anon_cost = total + self.pass.anon_cost;
                 let file_cost = total + self.pass.file_cost;
                 let total = anon_cost + file_cost;
-                let ap = swappiness * (total + 1) / (anon_cost + 1);
-                let fp = (200 - swappiness) * (total + 1) / (file_cost + 1);
+                let [ap, fp] = split(swappiness, [total, total], [anon_cost, file_cost]);
                 ([ap, fp], ap + fp)
             }
             Balance::Rfc2016 => {
@@ -497,8 +502,7 @@ impl Classic {
                     self.file_cost /= 2;
                 }
                 let total = self.anon_cost + self.file_cost;
-                let ap = swappiness * (total + 1) / (self.anon_cost + 1);
-                let fp = (200 - swappiness) * (total + 1) / (self.file_cost + 1);
+                let [ap, fp] = split(swappiness, [total, total], [self.anon_cost, self.file_cost]);
                 ([ap, fp], ap + fp + 1)
             }
         }
