@@ -32,6 +32,9 @@ pub use zram::{MmStat, ZramConfig, ZramPool};
 pub const PAGE_SIZE: u64 = 4096;
 /// log2 of [`PAGE_SIZE`].
 pub const PAGE_SHIFT: u32 = 12;
+/// KERNEL: `PAGEVEC_SIZE`: pages one per-CPU page batch holds (the LRU add
+/// batch; v6.1 look-around's cut between activating and updating in place).
+pub const PAGEVEC_SIZE: usize = 15;
 
 /// The whole memory state of one simulated node.
 ///

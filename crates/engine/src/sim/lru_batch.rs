@@ -11,8 +11,7 @@
 //! activation batch (`activate_page_pvecs`) is not modelled, so a listed page is
 //! activated at once rather than when that second batch fills.
 
-/// `PAGEVEC_SIZE`: pages one batch holds; adding the last one drains it.
-pub const PAGEVEC_SIZE: u8 = 15;
+use mm::PAGEVEC_SIZE;
 
 /// The add batches of all CPUs and the CPU whose thread runs now.
 #[derive(Debug)]
@@ -43,7 +42,8 @@ impl LruAddBatches {
     pub fn add(&mut self) -> bool {
         let fill = &mut self.fill[self.cpu];
         *fill += 1;
-        if *fill == PAGEVEC_SIZE {
+        // Adding the batch's last page drains it.
+        if *fill as usize == PAGEVEC_SIZE {
             *fill = 0;
             return true;
         }

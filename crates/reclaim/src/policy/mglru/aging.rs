@@ -30,15 +30,10 @@ use super::gens::{folio_gen, gen_from_seq, type_of, ANON, FILE, MAX_NR_GENS, MIN
 use super::Mglru;
 use crate::control::ReclaimWork;
 use crate::rmap::Mapping;
-use mm::{FrameTable, Mm, PageFlags, Pfn, Pte, RegionKind, VmEvent};
+use mm::{FrameTable, Mm, PageFlags, Pfn, Pte, RegionKind, VmEvent, PAGEVEC_SIZE};
 
 /// KERNEL: `PTRS_PER_PTE` on x86-64: pages per PTE table (one PMD entry).
 pub const PTRS_PER_PTE: u32 = 512;
-
-/// KERNEL: `PAGEVEC_SIZE`. v6.1 look-around without a walk activates fewer
-/// stale young pages than this one by one (`folio_activate`) and updates more
-/// in place (`folio_update_gen`).
-const PAGEVEC_SIZE: usize = 15;
 
 /// `suitable_to_scan()`: at least one young PTE per cache line of PTEs
 /// (`clamp(64 / 8, 2, 8)` = 8 entries).
