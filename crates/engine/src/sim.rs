@@ -394,6 +394,9 @@ impl Sim {
             }
         }
         self.m.sample_until(now.min(limit));
+        // One O(memory) self-check at the end: a broken invariant is a simulator
+        // bug, and its numbers must not pass for a result.
+        self.m.check_invariants();
         Ok(self.report(now.min(limit)))
     }
 

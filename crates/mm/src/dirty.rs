@@ -7,8 +7,8 @@
 //! `folio_end_writeback()` (mm/page-writeback.c, mm/filemap.c) without time:
 //! the engine drives the flusher and device completions.
 
-use crate::frame::{PageFlags, Pfn};
-use crate::vmstat::VmEvent;
+use crate::frame::{FrameTable, PageFlags, Pfn};
+use crate::vmstat::{VmEvent, VmStat};
 use crate::Mm;
 
 /// Dirty-page accounting of the node and reclaim's node flags.
@@ -36,23 +36,30 @@ impl DirtyState {
         self.pgdat_writeback = false;
         self.pgdat_congested = false;
     }
-}
 
-impl Mm {
-    /// `folio_mark_dirty()`: sets `PG_dirty`; a file page newly dirtied is counted
-    /// (`nr_dirty`, `nr_dirtied`) and logged for the flusher. Returns true if it was clean.
-    pub fn set_page_dirty(&mut self, pfn: Pfn) -> bool {
-        let f = &mut self.frames[pfn];
+    /// `folio_mark_dirty()` for callers that hold `Mm` split into its parts
+    /// (the page-table walks): sets `PG_dirty`; a file page newly dirtied is
+    /// counted (`nr_dirty`, `nr_dirtied`) and logged for the flusher.
+    /// Returns true if it was clean.
+    pub fn mark_dirty(&mut self, frames: &mut FrameTable, stat: &mut VmStat, pfn: Pfn) -> bool {
+        let f = &mut frames[pfn];
         if f.flags.has(PageFlags::DIRTY) {
             return false;
         }
         f.flags.set(PageFlags::DIRTY);
         if !f.is_anon() {
-            self.dirty.nr_dirty += 1;
-            self.dirty.newly_dirtied.push(pfn);
-            self.stat.count(VmEvent::NrDirtied, 1);
+            self.nr_dirty += 1;
+            self.newly_dirtied.push(pfn);
+            stat.count(VmEvent::NrDirtied, 1);
         }
         true
+    }
+}
+
+impl Mm {
+    /// `folio_mark_dirty()`: see [`DirtyState::mark_dirty`].
+    pub fn set_page_dirty(&mut self, pfn: Pfn) -> bool {
+        self.dirty.mark_dirty(&mut self.frames, &mut self.stat, pfn)
     }
 
     /// `folio_clear_dirty_for_io()` + `folio_start_writeback()`: the page is

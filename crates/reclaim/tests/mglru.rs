@@ -292,6 +292,30 @@ fn aging_promotes_young_pages_and_retires_the_oldest_generation() {
     assert_eq!(lines[5], format!(" {:10} {:10} {:10}  {:10} ", 4, 4, 0, 0));
 }
 
+/// A store through a shared file mapping leaves only the PTE dirty bit (S-WB3);
+/// the aging's walk moves it into `PG_dirty` as `folio_mark_dirty()` does: the
+/// page is counted in `nr_dirty` and queued for the flusher, once.
+#[test]
+fn walk_marks_a_dirty_shared_file_page_dirty_with_accounting() {
+    let mut w = world(64, 16, 60, false);
+    w.access_file(0, true);
+    w.access_file(1, true);
+    let pfn = |w: &World, i: u32| w.mm.regions[w.map.0 as usize].ptes[i as usize].pfn().unwrap();
+    let (p0, p1) = (pfn(&w, 0), pfn(&w, 1));
+    w.mm.regions[w.map.0 as usize].ptes[0].touch(true);
+    let mut sc = w.sc(Reclaimer::Kswapd);
+    assert!(w.p.age(&mut w.mm, true, true, &mut sc));
+    assert!(w.mm.frames[p0].flags.has(PageFlags::DIRTY));
+    assert!(!w.mm.frames[p1].flags.has(PageFlags::DIRTY));
+    assert_eq!((w.mm.dirty.nr_dirty, w.mm.dirty.newly_dirtied.clone()), (1, vec![p0]));
+    assert_eq!(w.mm.stat.get(VmEvent::NrDirtied), 1);
+    // The PTE stays dirty (no write-protect cycle): a second walk finds the page
+    // dirty already and counts nothing.
+    w.mm.regions[w.map.0 as usize].ptes[0].touch(false);
+    assert!(w.p.age(&mut w.mm, true, true, &mut sc));
+    assert_eq!((w.mm.dirty.nr_dirty, w.mm.stat.get(VmEvent::NrDirtied)), (1, 1));
+}
+
 #[test]
 fn debugfs_commands_check_their_sequence_numbers() {
     let mut w = world(64, 16, 60, false);

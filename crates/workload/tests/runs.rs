@@ -76,30 +76,43 @@ impl Program for Script {
     }
 }
 
+/// A 4M machine with `swap`, a 3000-page anon region and a 3000-page file
+/// mapped shared, and the accesses `ops` name: (0 anon | 1 read() | 2 mapped
+/// file, page, write).
+fn script_machine(profile: &str, swap: &str, ops: Vec<(u8, u32, bool)>) -> (SimBuilder, Vec<Access>) {
+    let mut c = Config::for_profile(profile).unwrap();
+    c.set("memory", "4M").unwrap();
+    c.set("swap", swap).unwrap();
+    let mut b = SimBuilder::new(c).unwrap();
+    let anon = b.add_anon_region(3000);
+    let file = b.add_file(3000);
+    let mapped = b.map_file(file, 0, 3000, true);
+    let accesses = ops
+        .into_iter()
+        .map(|(kind, page, write)| match kind {
+            0 => Access::Mem { region: anon, page, write },
+            1 => Access::FileRead { file, page },
+            _ => Access::Mem { region: mapped, page, write },
+        })
+        .collect();
+    (b, accesses)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
-    /// Free + on LRU lists (+ isolated, always 0 between reclaim calls) + zram's pool = total,
-    /// and every list invariant holds, after random access sequences on random
-    /// small machines under every profile.
+    /// Random access sequences on random small machines under every profile run
+    /// to the end without running out of memory (anon fits in RAM plus swap, and
+    /// dirty file pages get written), the run's own end-of-run invariant check
+    /// passes (lists, `nr_dirty`/`nr_writeback` against the page flags), and free +
+    /// on LRU lists (+ isolated, always 0 between reclaim calls) + zram's pool = total.
     #[test]
     fn page_accounting_is_conserved(
         profile in prop::sample::select(engine::profile::PROFILES.iter().map(|p| p.name).collect::<Vec<_>>()),
         swap in prop::sample::select(vec!["ssd:8M", "zram:8M", "hdd:8M"]),
         ops in prop::collection::vec((0u8..3, 0u32..3000, any::<bool>()), 1..6000),
     ) {
-        let mut c = Config::for_profile(profile).unwrap();
-        c.set("memory", "4M").unwrap();
-        c.set("swap", swap).unwrap();
-        let mut b = SimBuilder::new(c).unwrap();
-        let anon = b.add_anon_region(3000);
-        let file = b.add_file(3000);
-        let mapped = b.map_file(file, 0, 3000, true);
-        let accesses: Vec<Access> = ops.into_iter().map(|(kind, page, write)| match kind {
-            0 => Access::Mem { region: anon, page, write },
-            1 => Access::FileRead { file, page },
-            _ => Access::Mem { region: mapped, page, write },
-        }).collect();
+        let (mut b, accesses) = script_machine(profile, swap, ops);
         b.add_thread("script", Box::new(Script(accesses.into_iter())));
         let sim = b.build();
         sim.check_invariants();

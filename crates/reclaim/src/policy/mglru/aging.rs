@@ -30,7 +30,7 @@ use super::gens::{folio_gen, gen_from_seq, type_of, ANON, FILE, MAX_NR_GENS, MIN
 use super::Mglru;
 use crate::control::ReclaimWork;
 use crate::rmap::Mapping;
-use mm::{FrameTable, Mm, PageFlags, Pfn, Pte, RegionKind, VmEvent, PAGEVEC_SIZE};
+use mm::{DirtyState, FrameTable, Mm, PageFlags, Pfn, Pte, RegionKind, VmEvent, VmStat, PAGEVEC_SIZE};
 
 /// KERNEL: `PTRS_PER_PTE` on x86-64: pages per PTE table (one PMD entry).
 pub const PTRS_PER_PTE: u32 = 512;
@@ -57,17 +57,18 @@ pub struct MmStats {
 }
 
 /// A young PTE the walk or look-around may use (`get_pte_pfn` + `get_pfn_folio`):
-/// clears its accessed bit, moves its dirty bit into `PG_dirty` (not for anon
-/// pages without a swap slot, dirty by nature) and returns the page.
-fn take_young(pte: &mut Pte, frames: &mut FrameTable, can_swap: bool) -> Option<Pfn> {
+/// clears its accessed bit, moves its dirty bit into `PG_dirty` with the dirty
+/// accounting of `folio_mark_dirty()` (not for anon pages without a swap slot,
+/// dirty by nature) and returns the page.
+fn take_young(pte: &mut Pte, frames: &mut FrameTable, dirty: &mut DirtyState, stat: &mut VmStat, can_swap: bool) -> Option<Pfn> {
     let pfn = pte.pfn()?;
     if !pte.young() || (!can_swap && frames[pfn].is_anon()) {
         return None;
     }
     pte.test_clear_young();
-    let f = &mut frames[pfn];
+    let f = &frames[pfn];
     if pte.dirty() && (!f.is_anon() || f.flags.has(PageFlags::SWAPCACHE)) {
-        f.flags.set(PageFlags::DIRTY);
+        dirty.mark_dirty(frames, stat, pfn);
     }
     Some(pfn)
 }
@@ -133,7 +134,7 @@ impl Mglru {
 
     /// `walk_mm()` for one region: `walk_pmd_range` over its PTE tables.
     fn walk_region(&mut self, mm: &mut Mm, r: usize, max_seq: u64, can_swap: bool, force_scan: bool, work: &mut ReclaimWork) {
-        let Mm { regions, frames, .. } = mm;
+        let Mm { regions, frames, dirty, stat, .. } = mm;
         let region = &mut regions[r];
         if region.kind == RegionKind::Anon && !can_swap {
             return; // should_skip_vma
@@ -165,7 +166,7 @@ impl Mglru {
             let (s, e) = (c * PTRS_PER_PTE, ((c + 1) * PTRS_PER_PTE).min(n));
             let mut young = 0;
             for i in s..e {
-                let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, can_swap) else { continue };
+                let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap) else { continue };
                 young += 1;
                 self.update_gen(frames, pfn, new_gen);
             }
@@ -219,7 +220,7 @@ impl Mglru {
     /// neighbouring PTEs of the same table and region. `can_swap` is false when a
     /// file page is evicted (anon neighbours are left alone).
     pub(super) fn look_around(&mut self, mm: &mut Mm, at: Mapping, can_swap: bool, walk: bool, work: &mut ReclaimWork) {
-        let Mm { regions, frames, stat, .. } = mm;
+        let Mm { regions, frames, dirty, stat, .. } = mm;
         let region = &mut regions[at.region.0 as usize];
         let n = region.ptes.len() as u32;
         let batch = MIN_LRU_BATCH as u32;
@@ -244,7 +245,7 @@ impl Mglru {
         let mut stale = [0 as Pfn; MIN_LRU_BATCH as usize];
         let mut nr_stale = 0;
         for i in start..end {
-            let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, can_swap) else { continue };
+            let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap) else { continue };
             young += 1;
             if walk && !v6_1 {
                 self.update_gen(frames, pfn, new_gen);
