@@ -20,7 +20,8 @@
 //!   on the device (at most `HZ/5`).
 //! - S-WB3: a write through a shared file mapping dirties the page at the write
 //!   fault; later stores through a present PTE only set the PTE dirty bit, which
-//!   reaches `PG_dirty` when reclaim unmaps the page (no `page_mkclean` write-protect cycle).
+//!   reaches `PG_dirty` when reclaim unmaps the page or MGLRU's walk finds the PTE
+//!   young (no `page_mkclean` write-protect cycle).
 //! - S-WB4: pages are dirty or under writeback exactly as their flags say; the
 //!   filesystem's own view (`is_dirty_writeback`, buffer heads) never differs.
 
