@@ -228,7 +228,12 @@ pub struct SimBuilder {
 pub struct Sim {
     m: Machine,
     threads: Vec<Thread>,
+    /// Check every invariant at each progress point, not only at the end.
+    paranoid: bool,
 }
+
+/// SIM-CHOICE: events between two progress reports (and paranoid checks).
+const PROGRESS_EVENTS: u64 = 4096;
 
 /// KERNEL: kswapd naps HZ/10 before sleeping (`kswapd_try_to_sleep`).
 const KSWAPD_NAP_NS: Nanos = JIFFY_NS * crate::HZ / 10;
@@ -356,7 +361,7 @@ impl SimBuilder {
 
     /// Finishes building.
     pub fn build(self) -> Sim {
-        Sim { m: self.m, threads: self.threads }
+        Sim { m: self.m, threads: self.threads, paranoid: false }
     }
 }
 
@@ -366,6 +371,13 @@ fn percentiles(h: &Histogram<u64>) -> [(f64, u64); 9] {
 }
 
 impl Sim {
+    /// Paranoid mode: every invariant (O(memory)) is checked every
+    /// 4096 events of the run (`PROGRESS_EVENTS`), not only once at its end.
+    pub fn paranoid(mut self) -> Sim {
+        self.paranoid = true;
+        self
+    }
+
     /// Runs until every thread is done (or the time limit), calling `progress`
     /// now and then.
     pub fn run(mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunReport, SimError> {
@@ -389,7 +401,10 @@ impl Sim {
                 Event::Flusher(_) => {}
             }
             if self.m.events >= next_progress {
-                next_progress = self.m.events + 4096;
+                next_progress = self.m.events + PROGRESS_EVENTS;
+                if self.paranoid {
+                    self.m.check_invariants();
+                }
                 progress(Progress { virtual_ns: now, accesses: self.accesses() });
             }
         }

@@ -103,8 +103,8 @@ proptest! {
 
     /// Random access sequences on random small machines under every profile run
     /// to the end without running out of memory (anon fits in RAM plus swap, and
-    /// dirty file pages get written), the run's own end-of-run invariant check
-    /// passes (lists, `nr_dirty`/`nr_writeback` against the page flags), and free +
+    /// dirty file pages get written), the invariants (lists, `nr_dirty`/`nr_writeback`
+    /// against the page flags) hold all along (paranoid mode), and free +
     /// on LRU lists (+ isolated, always 0 between reclaim calls) + zram's pool = total.
     #[test]
     fn page_accounting_is_conserved(
@@ -114,9 +114,7 @@ proptest! {
     ) {
         let (mut b, accesses) = script_machine(profile, swap, ops);
         b.add_thread("script", Box::new(Script(accesses.into_iter())));
-        let sim = b.build();
-        sim.check_invariants();
-        let r = sim.run(&mut |_| {}).unwrap();
+        let r = b.build().paranoid().run(&mut |_| {}).unwrap();
         let lists: u64 = ["nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file"].iter().map(|n| r.get(n).unwrap()).sum();
         prop_assert_eq!(lists + r.get("nr_free_pages").unwrap() + r.get("nr_zspages").unwrap(), 1024);
     }
