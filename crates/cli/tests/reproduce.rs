@@ -75,6 +75,9 @@ fn seed_004_anon_workingset_cuts_swap_ins() {
         let (ours, verdict) = row(&v, 1, &format!("pswpin 1-1280-{alpha}"));
         assert_eq!(verdict, "agrees", "alpha {alpha}: {ours:?}");
         assert!(ours[1] < 0.98 * ours[0] && ours[2] < 0.98 * ours[0], "alpha {alpha}: {ours:?}");
+        // Detection swaps in more than protection alone, as in the seed's
+        // 1-1280 rows (+0.8%, +5.0%): refault activations demote protected pages.
+        assert!(ours[2] > ours[1] && ours[2] < 1.06 * ours[1], "alpha {alpha}, detect against prot: {ours:?}");
     }
 }
 
