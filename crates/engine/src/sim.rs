@@ -732,6 +732,10 @@ impl Machine {
         if swap_cache {
             let f = &mut self.mm.frames[pfn];
             f.flags.set(PageFlags::SWAPCACHE);
+            if self.cfg.reclaim.swapin_workingset {
+                // `__read_swap_cache_async()` v4.20..v5.9: every read into the swap cache is workingset.
+                f.flags.set(PageFlags::WORKINGSET);
+            }
             f.swap = slot;
             *self.mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
         }

@@ -112,6 +112,10 @@ pub struct ReclaimConfig {
     pub anon_ratio_1to1: bool,
     /// `anon_workingset` (v5.9): shadow entries in the swap cache, refault detection for anon.
     pub anon_workingset: bool,
+    /// `swapin_workingset` (v4.20 .. v5.9 at least; gone by v6.1): a page read into the
+    /// swap cache (`__read_swap_cache_async`) gets `PG_workingset`; the
+    /// synchronous-device path that skips the swap cache does not set it.
+    pub swapin_workingset: bool,
     /// Dirty/writeback handling flags.
     pub dirty: DirtyConfig,
     /// `file_ratio_1to1` (before Rik van Riel's "reduce size of inactive file list",
@@ -165,6 +169,7 @@ impl Default for ReclaimConfig {
             anon_start_inactive: true,
             anon_ratio_1to1: false,
             anon_workingset: true,
+            swapin_workingset: false,
             dirty: DirtyConfig::default(),
             file_ratio_1to1: false,
             refaults_deactivate: true,
