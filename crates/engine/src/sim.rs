@@ -38,6 +38,7 @@ use std::fmt;
 mod memcg_charge;
 mod hooks;
 mod lru_batch;
+mod reclaim_clock;
 
 /// A run that could not complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,6 +127,24 @@ impl EventQueue {
     }
     fn next_time(&self) -> Nanos {
         self.heap.peek().map_or(Nanos::MAX, |Reverse((t, _, _))| *t)
+    }
+    /// Removes the writeback completions due at or before `t` and returns
+    /// their pages in queue order; every other event keeps its place and tie order.
+    fn take_writebacks_until(&mut self, t: Nanos) -> Vec<Pfn> {
+        let mut done = Vec::new();
+        let mut others = Vec::new();
+        while let Some(&Reverse(entry)) = self.heap.peek() {
+            if entry.0 > t {
+                break;
+            }
+            self.heap.pop();
+            match entry.2 {
+                Event::WritebackDone(pfn) => done.push(pfn),
+                _ => others.push(entry),
+            }
+        }
+        self.heap.extend(others.into_iter().map(Reverse));
+        done
     }
 }
 
@@ -876,7 +895,8 @@ impl Machine {
             self.env.fs_congested = self.fs_dev.congested(now);
             // Reclaim drains this CPU's add batch first (`lru_add_drain()` in shrink_*_list).
             self.lru_batches.drain();
-            let sc = direct::try_to_free_pages(&mut self.mm, self.policy.as_mut(), self.env);
+            let env = self.env;
+            let sc = self.timed_reclaim(now, |mm, policy, clock| direct::try_to_free_pages(mm, policy, env, clock));
             stall = self.work_cost(&sc.work);
             self.direct_reclaim_ns += stall;
             self.direct_work.add(&sc.work);
@@ -913,8 +933,7 @@ impl Machine {
 
     /// CPU time for reclaim work.
     fn work_cost(&self, w: &ReclaimWork) -> Nanos {
-        let sync_write = if self.swap_dev.sync { self.swap_dev.write_cpu_ns } else { 0 };
-        self.cfg.cpu.reclaim_work_ns(w, sync_write)
+        reclaim_clock::reclaim_cost(&self.cfg.cpu, &self.swap_dev, w)
     }
 
     /// A read of a page that was part of the workingset is a memory stall

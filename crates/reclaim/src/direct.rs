@@ -3,9 +3,13 @@
 //! Models `try_to_free_pages()` / `do_try_to_free_pages()`, mm/vmscan.c (v6.x).
 //! Simplifications: S-DR1: no `throttle_direct_reclaim` (pfmemalloc) wait and no
 //! compaction; S-DR2: the memory.low retry is absent (no protected groups).
-//! Simplification S-DR3: one call runs at a single instant and its CPU time is
-//! charged afterwards, so no writeback completes (and no page rotates back to
-//! the inactive tail) while it walks down the priorities.
+//! Time passes inside a call: after each priority pass that is followed by
+//! another, the caller's [`PassTime`] lets the pass's CPU time elapse (its
+//! writes are submitted, writeback that completed meanwhile ends and rotates
+//! `PG_reclaim` pages to the inactive tail), so the next pass can free them.
+//! Simplification S-DR3: time advances only between priority passes (not
+//! between the 32-page batches of a pass), and only I/O completions happen in
+//! it (no other thread, kswapd or flusher runs during the call).
 //! When a pass frees nothing, the engine throttles the task (NOPROGRESS) and
 //! retries the allocation.
 
@@ -16,18 +20,27 @@ use crate::policy::ReclaimPolicy;
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use mm::{Mm, VmEvent};
 
+/// The caller's clock, advanced between the priority passes of one reclaim call.
+pub trait PassTime {
+    /// Lets the CPU time of the work in `sc.work` so far elapse since the call
+    /// began: takes the writes queued in `sc.pageout` (submitting them when
+    /// the pass ended) and ends the writeback that has completed by then.
+    fn pass_time(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: &mut ScanControl);
+}
+
 /// Runs direct reclaim for one allocation; returns the scan control with what it did.
-pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv) -> ScanControl {
+pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, clock: &mut dyn PassTime) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
-    do_try_to_free_pages(mm, policy, env, &mut sc);
+    do_try_to_free_pages(mm, policy, env, &mut sc, clock);
     sc
 }
 
 /// `do_try_to_free_pages()`: the priority loop shared by direct and memcg
 /// reclaim, with one retry that forces deactivation.
-pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, sc: &mut ScanControl) {
+pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, sc: &mut ScanControl, clock: &mut dyn PassTime) {
     sc.now_ns = env.now_ns;
     let mut total_scanned = 0;
+    let mut first_pass = true;
     // At most two rounds: the second with forced deactivation.
     for _ in 0..2 {
         if !sc.reclaimer.is_cgroup() {
@@ -35,6 +48,10 @@ pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, 
         }
         sc.priority = DEF_PRIORITY;
         while sc.priority >= 0 {
+            if !first_pass {
+                clock.pass_time(mm, policy, sc);
+            }
+            first_pass = false;
             sc.nr_scanned = 0;
             policy.shrink_node(mm, sc, env);
             total_scanned += sc.nr_scanned;

@@ -14,7 +14,7 @@
 //! separately, and only the classic LRU is validated against a kernel.
 
 use crate::control::{Reclaimer, ScanControl};
-use crate::direct::do_try_to_free_pages;
+use crate::direct::{do_try_to_free_pages, PassTime};
 use crate::pageout::PageoutEnv;
 use crate::policy::ReclaimPolicy;
 use crate::SWAP_CLUSTER_MAX;
@@ -22,12 +22,13 @@ use mm::Mm;
 
 /// Reclaims for a charge of `nr_pages` that would exceed the group's limit;
 /// returns the scan control with what it did (`nr_reclaimed`, pageouts, work).
-pub fn try_to_free_mem_cgroup_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, nr_pages: u64, may_swap: bool) -> ScanControl {
+/// `clock` lets time pass between its priority passes, as in direct reclaim.
+pub fn try_to_free_mem_cgroup_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, nr_pages: u64, may_swap: bool, clock: &mut dyn PassTime) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Memcg, nr_pages.max(SWAP_CLUSTER_MAX));
     // KERNEL: may_writepage = !laptop_mode; laptop mode is off.
     sc.may_writepage = true;
     sc.may_unmap = true;
     sc.may_swap = may_swap;
-    do_try_to_free_pages(mm, policy, env, &mut sc);
+    do_try_to_free_pages(mm, policy, env, &mut sc, clock);
     sc
 }

@@ -2,8 +2,9 @@
 //! mappings, `balance_dirty_pages`, the flusher's events, routing reclaim's
 //! writes to devices, and reclaim throttling waits (kept out of `sim.rs`).
 
+use super::reclaim_clock::{end_writeback, submit_writes};
 use super::{Event, Machine, Stall};
-use crate::writeback::{dirtyable_memory, file_page_pos, Thresholds};
+use crate::writeback::{dirtyable_memory, Thresholds};
 use crate::{Nanos, HZ, JIFFY_NS};
 use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, VmEvent, Watermark};
 use reclaim::policy::Origin;
@@ -136,34 +137,14 @@ impl Machine {
         wake.min(timeout).max(at) - at
     }
 
-    /// Schedules completions for the writes reclaim submitted: swap-outs on the
-    /// swap device (contiguous slots as one request, as the block layer merges
-    /// them), kswapd's file pages one request each on the filesystem device.
+    /// Schedules completions for the writes reclaim submitted (`sc.pageout`) at `at`.
     pub(super) fn submit_pageouts(&mut self, sc: &ScanControl, at: Nanos) {
-        let mut swap: Vec<(u32, Pfn)> = Vec::new();
-        for &pfn in &sc.pageout {
-            if self.mm.frames[pfn].is_anon() {
-                swap.push((self.mm.frames[pfn].swap, pfn));
-            } else {
-                let pos = file_page_pos(&self.mm, pfn);
-                let done = self.fs_dev.submit_at(at, pos, 1, true);
-                self.queue.push(done, Event::WritebackDone(pfn));
-            }
-        }
-        swap.sort_unstable();
-        for run in swap.chunk_by(|a, b| b.0 == a.0 + 1) {
-            let done = self.swap_dev.submit_at(at, run[0].0 as u64, run.len() as u64, true);
-            for &(_, pfn) in run {
-                self.queue.push(done, Event::WritebackDone(pfn));
-            }
-        }
+        submit_writes(&self.mm, &mut self.swap_dev, &mut self.fs_dev, &mut self.queue, &sc.pageout, at);
     }
 
-    /// `folio_end_writeback()`: a `PG_reclaim` page is rotated to the inactive tail.
+    /// `folio_end_writeback()` for a completed write of `pfn`.
     pub(super) fn writeback_done(&mut self, pfn: Pfn) {
-        if self.mm.end_writeback(pfn) {
-            self.policy.rotate_reclaimable(&mut self.mm, pfn);
-        }
+        end_writeback(&mut self.mm, self.policy.as_mut(), pfn);
     }
 
     /// Pages a read miss at `index` brings in: the page and, with readahead,

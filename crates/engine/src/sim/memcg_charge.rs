@@ -36,7 +36,8 @@ impl Machine {
             self.env.fs_congested = self.fs_dev.congested(now + stall);
             // Reclaim drains this CPU's add batch first.
             self.lru_batches.drain();
-            let sc = reclaim::memcg::try_to_free_mem_cgroup_pages(&mut self.mm, self.policy.as_mut(), self.env, 1, true);
+            let env = self.env;
+            let sc = self.timed_reclaim(now + stall, |mm, policy, clock| reclaim::memcg::try_to_free_mem_cgroup_pages(mm, policy, env, 1, true, clock));
             let cost = self.work_cost(&sc.work);
             self.direct_reclaim_ns += cost;
             let wait = self.after_reclaim(&sc, now + stall, cost);
