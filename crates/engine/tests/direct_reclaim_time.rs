@@ -42,22 +42,21 @@ fn reclaim_one_fault(sim: &mut Sim, region: RegionId, page: u32) -> [u64; 4] {
 }
 
 /// 968 resident pages, all on the inactive anon list, none referenced. Each
-/// priority pass scans `list >> priority` pages and writes each one (2.4 us
-/// of CPU per page: scan, two rmap PTE checks, pageout). The one page of
-/// priority 9 is submitted when its pass ends at 2.4 us and completes 20 us
-/// (NVMe latency) + 1.46 us (4 KiB at 2.8 GB/s) later, at 23.9 us: before
-/// priority 6 starts (26.4 us). Each pass then first meets the pages that
-/// completed before it (rotated to the tail) and frees them: priority 6
-/// frees 1, 5 frees 10, 4 frees 14 and 3 frees 20, and the call stops at
-/// priority 3 with 45 pages freed. Scanned: 1 + 3 + 7 + 15 + 30 + 59 (list
-/// of 957 >> 4) + 20 (priority 3: free memory is now above the high
-/// watermark, so the tiny-file-LRU rule no longer forces anon-only scanning
-/// and the SCAN_FRACT share applies) = 135; written 135 - 45 = 90.
+/// priority pass scans `list >> priority` pages in batches of 32 and writes
+/// each page (2.4 us of CPU per page: scan, two rmap PTE checks, pageout);
+/// time passes after each batch. The one page of priority 9 is submitted
+/// when its batch ends at 2.4 us and completes 20 us (NVMe latency) +
+/// 1.46 us (4 KiB at 2.8 GB/s) later, at 23.9 us, before priority 7's batch
+/// ends (26.4 us). Each batch first meets the pages that completed before it
+/// (rotated to the tail) and frees them: priority 6 frees 1, priority 5 frees
+/// 10, priority 4 (59 pages of the 957 left, batches of 32 and 27) frees 14
+/// and then 20. The call stops after priority 4 with 45 freed, 1 + 3 + 7 +
+/// 15 + 30 + 59 = 115 scanned and 115 - 45 = 70 written.
 #[test]
 fn a_call_frees_the_pages_whose_writes_completed_during_it() {
     let (mut sim, region, page) = machine(&[]);
     assert_eq!(page, 968);
-    assert_eq!(reclaim_one_fault(&mut sim, region, page), [1, 135, 45, 90]);
+    assert_eq!(reclaim_one_fault(&mut sim, region, page), [1, 115, 45, 70]);
 }
 
 /// The same machine with a 100 ms swap latency: no write completes during

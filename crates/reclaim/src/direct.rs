@@ -3,13 +3,15 @@
 //! Models `try_to_free_pages()` / `do_try_to_free_pages()`, mm/vmscan.c (v6.x).
 //! Simplifications: S-DR1: no `throttle_direct_reclaim` (pfmemalloc) wait and no
 //! compaction; S-DR2: the memory.low retry is absent (no protected groups).
-//! Time passes inside a call: after each priority pass that is followed by
-//! another, the caller's [`PassTime`] lets the pass's CPU time elapse (its
-//! writes are submitted, writeback that completed meanwhile ends and rotates
-//! `PG_reclaim` pages to the inactive tail), so the next pass can free them.
-//! Simplification S-DR3: time advances only between priority passes (not
-//! between the 32-page batches of a pass), and only I/O completions happen in
-//! it (no other thread, kswapd or flusher runs during the call).
+//! Time passes inside a call: after each reclaim batch (the classic LRU's
+//! 32-page `shrink_inactive_list`/`shrink_active_list` chunks, MGLRU's
+//! `evict_folios` rounds; other policies between priority passes) the
+//! caller's [`PassTime`] lets the CPU time so far elapse: the batch's writes
+//! are submitted, writeback that completed meanwhile ends and rotates
+//! `PG_reclaim` pages to the inactive tail, so a later batch can free them.
+//! Simplification S-DR3: time advances only at batch boundaries, and only I/O
+//! completions happen in it (no other thread, kswapd or flusher runs during
+//! the call).
 //! When a pass frees nothing, the engine throttles the task (NOPROGRESS) and
 //! retries the allocation.
 
@@ -20,12 +22,21 @@ use crate::policy::ReclaimPolicy;
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use mm::{Mm, VmEvent};
 
-/// The caller's clock, advanced between the priority passes of one reclaim call.
+/// The caller's clock, advanced between the reclaim batches of one call.
 pub trait PassTime {
     /// Lets the CPU time of the work in `sc.work` so far elapse since the call
     /// began: takes the writes queued in `sc.pageout` (submitting them when
-    /// the pass ended) and ends the writeback that has completed by then.
+    /// the batch ended) and ends the writeback that has completed by then
+    /// (rotating pages through `policy`).
     fn pass_time(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: &mut ScanControl);
+}
+
+/// A clock that does not move: kswapd's steps (their time passes between
+/// steps, S-TH1) and `shrink_node` called outside a timed call.
+pub struct Untimed;
+
+impl PassTime for Untimed {
+    fn pass_time(&mut self, _mm: &mut Mm, _policy: &mut dyn ReclaimPolicy, _sc: &mut ScanControl) {}
 }
 
 /// Runs direct reclaim for one allocation; returns the scan control with what it did.
@@ -53,7 +64,7 @@ pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, 
             }
             first_pass = false;
             sc.nr_scanned = 0;
-            policy.shrink_node(mm, sc, env);
+            policy.shrink_node_timed(mm, sc, env, clock);
             total_scanned += sc.nr_scanned;
             if env.dirty.throttle != DirtyThrottle::Throttle && total_scanned > sc.nr_to_reclaim + sc.nr_to_reclaim / 2 {
                 // 3.x: a reclaimer that scans much more than it wants kicks the flusher.

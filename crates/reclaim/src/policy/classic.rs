@@ -28,6 +28,7 @@
 
 use crate::config::{Balance, ReclaimConfig};
 use crate::control::{Reclaimer, ScanControl};
+use crate::direct::{PassTime, Untimed};
 use crate::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
 use crate::policy::{LruSizes, Origin, ReclaimPolicy};
 use crate::rmap;
@@ -509,7 +510,7 @@ impl Classic {
     }
 
     /// `shrink_lruvec()`.
-    fn shrink_lruvec(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
+    fn shrink_lruvec(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
         let targets = self.get_scan_count(mm, sc).nr;
         let mut nr = targets;
         let nr_to_reclaim = sc.nr_to_reclaim;
@@ -535,6 +536,7 @@ impl Classic {
                 } else {
                     reclaimed += self.shrink_inactive_list(mm, chunk, ty, sc, env);
                 }
+                clock.pass_time(mm, self, sc);
                 if sc.throttle.is_some() {
                     break;
                 }
@@ -673,10 +675,14 @@ impl ReclaimPolicy for Classic {
     }
 
     fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
+        self.shrink_node_timed(mm, sc, env, &mut Untimed);
+    }
+
+    fn shrink_node_timed(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
         self.prepare_scan_control(mm, sc);
         sc.nr = Default::default();
         sc.cache_trim_mode = self.pass.cache_trim_mode;
-        self.shrink_lruvec(mm, sc, env);
+        self.shrink_lruvec(mm, sc, env, clock);
         let anon = if mm.swap.nr_free() > 0 { self.len(IA) + self.len(AA) } else { 0 };
         throttle::after_shrink_node(mm, sc, &self.cfg.dirty, self.len(IF) + self.len(AF) + anon);
     }

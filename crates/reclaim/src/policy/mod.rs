@@ -5,6 +5,7 @@ pub mod mglru;
 pub mod registry;
 
 use crate::control::ScanControl;
+use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
 use mm::{Mm, Pfn, Shadow};
 
@@ -74,6 +75,13 @@ pub trait ReclaimPolicy {
 
     /// One `shrink_node()` pass at `sc.priority`.
     fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv);
+
+    /// One `shrink_node()` pass inside a direct or memcg-limit reclaim call,
+    /// advancing `clock` after each reclaim batch. Default: one
+    /// [`shrink_node`](Self::shrink_node) pass (time passes between passes).
+    fn shrink_node_timed(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, _clock: &mut dyn PassTime) {
+        self.shrink_node(mm, sc, env);
+    }
 
     /// Writeback of a page marked `PG_reclaim` ended: rotate it for quick reclaim
     /// (`folio_rotate_reclaimable`).

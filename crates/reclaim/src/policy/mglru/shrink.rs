@@ -10,6 +10,7 @@
 use super::gens::{gen_from_seq, ANON, FILE, MIN_LRU_BATCH, MIN_NR_GENS};
 use super::Mglru;
 use crate::control::{Reclaimer, ScanControl};
+use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
 use crate::DEF_PRIORITY;
 use mm::Mm;
@@ -99,7 +100,7 @@ impl Mglru {
     }
 
     /// `lru_gen_shrink_lruvec()` (v6.1) / `try_to_shrink_lruvec()` (v6.12).
-    pub(super) fn shrink_lruvec(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
+    pub(super) fn shrink_lruvec(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
         let mut scanned = 0;
         let v6_12 = self.cfg.lru_gen.v6_12;
         // Bounded: every round scans at least one page, and nr_to_scan is finite.
@@ -117,6 +118,7 @@ impl Mglru {
                 break;
             }
             let delta = self.evict_folios(mm, sc, env, swappiness);
+            clock.pass_time(mm, self, sc);
             if delta == 0 {
                 break;
             }
