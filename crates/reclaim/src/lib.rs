@@ -3,7 +3,8 @@
 //! Layer: above `mm`, below `engine`. The policy decides which pages to reclaim;
 //! this crate never allocates frames for workloads, schedules events or touches
 //! devices: pages submitted for writeback are returned to the caller in
-//! [`ScanControl::pageout`], and the engine turns them into I/O.
+//! [`ScanControl::pageout`], and the engine turns them into I/O (inside a
+//! direct reclaim call, after each batch, through [`direct::PassTime`]).
 //!
 //! **Architecture invariant:** `reclaim` reads no clock, randomness or file.
 #![deny(missing_docs)]

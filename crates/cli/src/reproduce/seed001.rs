@@ -111,7 +111,7 @@ fn hdd(args: &ReproduceArgs) -> Result<Table> {
         ],
         notes: vec![
             "the seed states the expectation (VMA's small random reads cost more on an HDD) without a table; checked: cluster not worse than VMA within 2%".into(),
-            "both are seek-bound: cluster's shared window mostly collapses to 1 page (12 processes fault in turn, seldom on adjacent slots), so it reads ahead few pages (none at --quick, about 1000 at full scale against 2000 swap-ins) and its ra_hit% rests on those few; VMA's neighbours sit on scattered slots, about one seek per page read".into(),
+            "both are seek-bound and swap in little (direct reclaim writing to the HDD dominates the run): cluster's shared window collapses to 1 page (12 processes fault in turn, never on adjacent slots); VMA's neighbours sit on scattered slots, about one seek per page read; neither reads ahead enough to score ra_hit%".into(),
         ],
     })
 }
@@ -137,7 +137,7 @@ fn linpack(args: &ReproduceArgs) -> Result<Table> {
         ],
         notes: vec![
             "linpack is a blocked LU sweep (setup, panel and trailing updates, read-back), not the HPL binary".into(),
-            "a direct reclaim call lets its swap writes complete between priority passes (NVMe: tens of us) and frees the rotated pages, so it returns after a few hundred pages instead of writing the whole inactive list (S-DR3)".into(),
+            "a direct reclaim call lets its swap writes complete between its 32-page batches (NVMe: tens of us) and frees the rotated pages, so most calls return after a few hundred pages instead of writing the whole inactive list (S-DR3); elapsed time is then level, the seed's -16% is not reproduced".into(),
         ],
     })
 }
