@@ -75,7 +75,10 @@ impl PassTime for ReclaimClock<'_> {
 
 impl Machine {
     /// Runs one direct or memcg-limit reclaim call `call` that begins at
-    /// `start`, with a clock that lets time pass between its priority passes.
+    /// `start`, with a clock that lets time pass between its reclaim batches.
+    /// Kept out of line: it is off the fault path's common case.
+    #[cold]
+    #[inline(never)]
     pub(super) fn timed_reclaim(&mut self, start: Nanos, call: impl FnOnce(&mut Mm, &mut dyn ReclaimPolicy, &mut dyn PassTime) -> ScanControl) -> ScanControl {
         let mut clock = ReclaimClock {
             start,
