@@ -45,9 +45,12 @@ fn seed003_quick_v311_keeps_memcachetest_and_stops_kswapd_disruption() {
     assert!(v311[1] > v311[0] * 0.95, "v3.11 ops/s {v311:?}");
     let (si39, si311) = row("Swap Ins");
     assert!(si39 > 100.0 && si311 == 0.0, "swap-ins {si39} -> {si311}");
-    // Both kernels reclaim the same file pages; v3.9's kswapd also makes room
-    // for the pages its swap-ins allocate again (the table's note).
+    // Both kernels reclaim the same file pages; v3.9's reclaim (kswapd and,
+    // since time passes in direct reclaim, its direct reclaimers) also makes
+    // room for the pages its swap-ins allocate again (the table's note).
     let (k39, k311) = row("Kswapd pages reclaimed");
-    assert!((k39 - k311 - si39).abs() < si39 * 0.25, "kswapd reclaimed {k39} -> {k311}, swap-ins {si39}");
+    let (d39, d311) = row("Direct pages reclaimed");
+    let extra = (k39 + d39) - (k311 + d311);
+    assert!((extra - si39).abs() < si39 * 0.25, "reclaimed {k39}+{d39} -> {k311}+{d311}, swap-ins {si39}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
