@@ -573,6 +573,7 @@ pub const SETTINGS: &[Setting] = &[
     flag!("file_ratio_1to1", file_ratio_1to1, "before 2016's 'reduce size of inactive file list': file active:inactive target 1:1"),
     flag!("refaults_deactivate", refaults_deactivate, "v4.20+: file workingset activations force deactivation and end cache trim mode"),
     flag!("anon_workingset", anon_workingset, "v5.9 (seed 004): shadow entries in swap cache, refault detection for anon"),
+    flag!("tiny_file_needs_anon", tiny_file_needs_anon, "v4.12+: a tiny file LRU (file + free <= high watermarks) forces anon-only scanning only if inactive anon is not low and has pages at this priority"),
     flag!("swapin_workingset", swapin_workingset, "v4.20..v5.9: pages read into the swap cache get PG_workingset (refault stall, restore on their next refault); not on the synchronous-device bypass"),
     Setting {
         key: "lru_gen.enabled",

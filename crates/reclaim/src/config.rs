@@ -116,6 +116,11 @@ pub struct ReclaimConfig {
     /// swap cache (`__read_swap_cache_async`) gets `PG_workingset`; the
     /// synchronous-device path that skips the swap cache does not set it.
     pub swapin_workingset: bool,
+    /// `tiny_file_needs_anon` (v4.12, "avoid thrashing anon lru when free + file
+    /// is low"): a tiny file LRU forces anon-only scanning only while the inactive
+    /// anon list is not low and has pages at this priority; before, file + free
+    /// at or below the high watermarks alone forced it.
+    pub tiny_file_needs_anon: bool,
     /// Dirty/writeback handling flags.
     pub dirty: DirtyConfig,
     /// `file_ratio_1to1` (before Rik van Riel's "reduce size of inactive file list",
@@ -170,6 +175,7 @@ impl Default for ReclaimConfig {
             anon_ratio_1to1: false,
             anon_workingset: true,
             swapin_workingset: false,
+            tiny_file_needs_anon: true,
             dirty: DirtyConfig::default(),
             file_ratio_1to1: false,
             refaults_deactivate: true,

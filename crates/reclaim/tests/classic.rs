@@ -101,6 +101,27 @@ fn rfc_2016_charges_io_thirty_two_times() {
     assert_eq!(p.costs(), (32, 32));
 }
 
+/// A tiny file LRU (8 file + 64 free pages, at or below the high watermark of 100)
+/// beside an anon list whose inactive side is low (100 of 1000): before v4.12 global
+/// reclaim scans anon only; from v4.12 (`tiny_file_needs_anon`) it does not, since
+/// inactive anon is about to be refilled by deactivation, and the next rule applies
+/// (here cache-trim mode: inactive file is not low, so file only).
+#[test]
+fn tiny_file_forces_anon_only_before_v4_12() {
+    let balance = |tiny_file_needs_anon: bool| {
+        let cfg = ReclaimConfig { tiny_file_needs_anon, ..ReclaimConfig::default() };
+        let (mut mm, mut p) = lists(cfg, [100, 900, 4, 4]);
+        mm.zones[0].watermark[mm::Watermark::High as usize] = 100;
+        let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+        sc.priority = 2;
+        p.prepare_scan_control(&mm, &sc);
+        let c = p.get_scan_count(&mm, &sc);
+        (c.balance, c.nr)
+    };
+    assert_eq!(balance(false), (ScanBalance::Anon, [25, 225, 0, 0]));
+    assert_eq!(balance(true), (ScanBalance::File, [0, 0, 1, 1]));
+}
+
 /// With inactive file at least as large as active file and no refaults,
 /// file deactivation is not needed: cache-trim mode scans file only.
 #[test]

@@ -428,8 +428,10 @@ impl Classic {
         let file = self.len(IF) + self.len(AF);
         let free = mm.nr_free();
         let total_high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
-        // Only global reclaim checks for a tiny file LRU.
-        let file_is_tiny = !sc.reclaimer.is_cgroup() && file + free <= total_high && !may_deactivate[ANON] && (self.len(IA) >> sc.priority) != 0;
+        // Only global reclaim checks for a tiny file LRU; from v4.12 only while
+        // inactive anon is healthy enough to take all the scanning.
+        let anon_can_take_it = !may_deactivate[ANON] && (self.len(IA) >> sc.priority) != 0;
+        let file_is_tiny = !sc.reclaimer.is_cgroup() && file + free <= total_high && (anon_can_take_it || !self.cfg.tiny_file_needs_anon);
         self.pass = PassControl { anon_cost: self.anon_cost, file_cost: self.file_cost, may_deactivate, cache_trim_mode, file_is_tiny };
     }
 
