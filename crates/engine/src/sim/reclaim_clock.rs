@@ -1,6 +1,7 @@
-//! Time passing inside one direct or memcg-limit reclaim call: between its
-//! priority passes the engine submits the writes queued so far and delivers
-//! the writeback completions due by then (S-DR3 names what remains).
+//! Time passing inside one direct or memcg-limit reclaim call: after each of
+//! its reclaim batches (and between priority passes) the engine submits the
+//! writes queued so far and delivers the writeback completions due by then
+//! (S-DR3 names what remains).
 
 use super::{Event, EventQueue, Machine};
 use crate::config::CpuCosts;
@@ -62,7 +63,7 @@ struct ReclaimClock<'a> {
 impl PassTime for ReclaimClock<'_> {
     fn pass_time(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: &mut ScanControl) {
         let at = self.start + reclaim_cost(self.cpu, self.swap_dev, &sc.work);
-        // Simplification S-DR3: the pass's writes are all submitted when it ends.
+        // Simplification S-DR3: a batch's writes are all submitted when it ends.
         submit_writes(mm, self.swap_dev, self.fs_dev, self.queue, &sc.pageout, at);
         sc.pageout.clear();
         for pfn in self.queue.take_writebacks_until(at) {
