@@ -25,6 +25,7 @@ use mm::{Mm, PageFlags, Pfn, Shadow};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+use reclaim::direct::PassTime;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::{LruSizes, Origin, ReclaimPolicy};
 use reclaim::config::DirtyConfig;
@@ -170,7 +171,8 @@ impl ReclaimPolicy for PyPolicy {
         self.call_page(mm, "mark_accessed", pfn);
     }
 
-    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
+    /// Time passes between passes only (the Python side runs a pass as one batch).
+    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, _clock: &mut dyn PassTime) {
         sc.nr = Default::default();
         self.call(mm, Some((sc, Some(env))), "shrink_node", |_| Ok(Vec::new()));
         let reclaimable = self.resident[1] + if mm.swap.nr_free() > 0 { self.resident[0] } else { 0 };

@@ -64,7 +64,7 @@ pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, 
             }
             first_pass = false;
             sc.nr_scanned = 0;
-            policy.shrink_node_timed(mm, sc, env, clock);
+            policy.shrink_node(mm, sc, env, clock);
             total_scanned += sc.nr_scanned;
             if env.dirty.throttle != DirtyThrottle::Throttle && total_scanned > sc.nr_to_reclaim + sc.nr_to_reclaim / 2 {
                 // 3.x: a reclaimer that scans much more than it wants kicks the flusher.

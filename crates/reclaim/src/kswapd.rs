@@ -11,6 +11,7 @@
 
 use crate::config::DirtyThrottle;
 use crate::control::{Reclaimer, ScanControl};
+use crate::direct::Untimed;
 use crate::pageout::PageoutEnv;
 use crate::policy::ReclaimPolicy;
 use crate::{DEF_PRIORITY, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
@@ -98,7 +99,7 @@ impl Kswapd {
         // kswapd_shrink_node(): reclaim up to the high watermark, at least a batch.
         sc.nr_to_reclaim = if flat { mm.zones.iter().map(|z| z.wmark(Watermark::High).max(SWAP_CLUSTER_MAX)).sum() } else { u64::MAX };
         sc.nr_scanned = 0;
-        policy.shrink_node(mm, &mut sc, env);
+        policy.shrink_node(mm, &mut sc, env, &mut Untimed);
         if env.dirty.throttle == DirtyThrottle::Stall {
             // v3.11 kswapd_shrink_zone(): the writeback flag is re-learnt every pass.
             mm.dirty.pgdat_writeback = false;

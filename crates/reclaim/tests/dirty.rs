@@ -3,6 +3,7 @@
 //! and the v3.11 stall (issue #4).
 
 use mm::{Mm, Owner, PageFlags, Pfn, VmEvent};
+use reclaim::direct::Untimed;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::classic::Classic;
 use reclaim::policy::{Origin, ReclaimPolicy};
@@ -30,7 +31,7 @@ fn file_pages(cfg: &ReclaimConfig, dirty: &[bool]) -> (Mm, Classic, Vec<Pfn>) {
 fn shrink(mm: &mut Mm, p: &mut Classic, who: Reclaimer, priority: i32, dirty: DirtyConfig) -> ScanControl {
     let mut sc = ScanControl::new(who, 32);
     sc.priority = priority;
-    p.shrink_node(mm, &mut sc, PageoutEnv { sync_swap: false, now_ns: 0, fs_congested: false, dirty });
+    p.shrink_node(mm, &mut sc, PageoutEnv { sync_swap: false, now_ns: 0, fs_congested: false, dirty }, &mut Untimed);
     sc
 }
 

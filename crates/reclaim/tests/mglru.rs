@@ -4,6 +4,7 @@
 
 use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pte, RegionId, VmEvent};
 use proptest::prelude::*;
+use reclaim::direct::Untimed;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::mglru::gens::{folio_gen, gen_from_seq, ANON, FILE, MAX_NR_GENS, MIN_NR_GENS};
 use reclaim::policy::mglru::Mglru;
@@ -161,7 +162,7 @@ proptest! {
                     let mut sc = w.sc(if kswapd { Reclaimer::Kswapd } else { Reclaimer::Direct });
                     sc.priority = priority;
                     sc.now_ns = now_ns;
-                    w.p.shrink_node(&mut w.mm, &mut sc, ENV);
+                    w.p.shrink_node(&mut w.mm, &mut sc, ENV, &mut Untimed);
                 }
                 Op::AgeNode => {
                     let mut sc = w.sc(Reclaimer::Kswapd);
@@ -374,7 +375,7 @@ fn direct_reclaim_that_ages_with_two_generations_left_still_evicts() {
     // one batch takes all 32 (fewer than 64).
     let mut sc = w.sc(Reclaimer::Direct);
     sc.priority = 1;
-    w.p.shrink_node(&mut w.mm, &mut sc, ENV);
+    w.p.shrink_node(&mut w.mm, &mut sc, ENV, &mut Untimed);
     assert_eq!(w.p.lrugen().max_seq, 5);
     assert_eq!(w.mm.stat.get(VmEvent::PgscanDirect), 32);
     assert_eq!(w.mm.stat.get(VmEvent::PgstealDirect), 32);

@@ -28,7 +28,7 @@
 
 use crate::config::{Balance, ReclaimConfig};
 use crate::control::{Reclaimer, ScanControl};
-use crate::direct::{PassTime, Untimed};
+use crate::direct::PassTime;
 use crate::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
 use crate::policy::{LruSizes, Origin, ReclaimPolicy};
 use crate::rmap;
@@ -676,11 +676,7 @@ impl ReclaimPolicy for Classic {
         }
     }
 
-    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
-        self.shrink_node_timed(mm, sc, env, &mut Untimed);
-    }
-
-    fn shrink_node_timed(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
+    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
         self.prepare_scan_control(mm, sc);
         sc.nr = Default::default();
         sc.cache_trim_mode = self.pass.cache_trim_mode;

@@ -73,15 +73,10 @@ pub trait ReclaimPolicy {
     /// `folio_mark_accessed()`: an access through a file descriptor.
     fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn);
 
-    /// One `shrink_node()` pass at `sc.priority`.
-    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv);
-
-    /// One `shrink_node()` pass inside a direct or memcg-limit reclaim call,
-    /// advancing `clock` after each reclaim batch. Default: one
-    /// [`shrink_node`](Self::shrink_node) pass (time passes between passes).
-    fn shrink_node_timed(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, _clock: &mut dyn PassTime) {
-        self.shrink_node(mm, sc, env);
-    }
+    /// One `shrink_node()` pass at `sc.priority`, advancing `clock` after each
+    /// reclaim batch (a policy that does not is timed between passes; kswapd
+    /// and callers outside a reclaim call pass [`Untimed`](crate::direct::Untimed)).
+    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime);
 
     /// Writeback of a page marked `PG_reclaim` ended: rotate it for quick reclaim
     /// (`folio_rotate_reclaimable`).

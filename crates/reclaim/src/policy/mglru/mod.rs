@@ -36,7 +36,7 @@ mod shrink;
 
 use crate::config::ReclaimConfig;
 use crate::control::{Reclaimer, ScanControl};
-use crate::direct::{PassTime, Untimed};
+use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
 use crate::policy::{LruSizes, Origin, ReclaimPolicy};
 use crate::rmap::Mapping;
@@ -181,11 +181,7 @@ impl ReclaimPolicy for Mglru {
         self.refs.inc(&mut mm.frames[pfn]);
     }
 
-    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv) {
-        self.shrink_node_timed(mm, sc, env, &mut Untimed);
-    }
-
-    fn shrink_node_timed(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
+    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
         sc.nr = Default::default();
         // lru_gen_shrink_node() skips reclaim that may not write or unmap.
         if sc.reclaimer == Reclaimer::Direct && (!sc.may_unmap || !sc.may_writepage) {
