@@ -64,7 +64,11 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         println!("{:<46} {:>14} {:>10.3} {:>14.1}", case.name, accesses, best, accesses as f64 / best / 1e6);
     }
     let frame = std::mem::size_of::<mm::Frame>() + std::mem::size_of::<mm::Pfn>();
-    println!("\nsimulator memory per page frame: {frame} bytes (frame table {} + free list {})", std::mem::size_of::<mm::Frame>(), std::mem::size_of::<mm::Pfn>());
+    println!(
+        "\nsimulator memory per page frame: {frame} bytes (frame table {} + free list {})",
+        std::mem::size_of::<mm::Frame>(),
+        std::mem::size_of::<mm::Pfn>()
+    );
     println!(
         "per virtual page: 8 bytes (PTE or page-cache slot); per swap slot: {} bytes (+2 on zram: the stored object's size)",
         std::mem::size_of::<mm::SwapSlot>()

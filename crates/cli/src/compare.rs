@@ -80,10 +80,26 @@ const ROWS: &[Row] = &[
         unit: Unit::Rate,
         value: |r| Some(r.doc["threads"].as_array()?.iter().filter_map(|t| t["ops_per_sec"].as_f64()).sum()),
     },
-    Row { name: "Kswapd CPU", unit: Unit::Seconds, value: |r| r.doc["reclaim"]["kswapd_cpu_ns"].as_f64().map(|ns| ns / 1e9) },
-    Row { name: "Direct reclaim CPU", unit: Unit::Seconds, value: |r| r.doc["reclaim"]["direct_reclaim_ns"].as_f64().map(|ns| ns / 1e9) },
-    Row { name: "PSI memory some", unit: Unit::Seconds, value: |r| r.doc["psi"]["memory"]["some"]["total_us"].as_f64().map(|us| us / 1e6) },
-    Row { name: "PSI memory full", unit: Unit::Seconds, value: |r| r.doc["psi"]["memory"]["full"]["total_us"].as_f64().map(|us| us / 1e6) },
+    Row {
+        name: "Kswapd CPU",
+        unit: Unit::Seconds,
+        value: |r| r.doc["reclaim"]["kswapd_cpu_ns"].as_f64().map(|ns| ns / 1e9),
+    },
+    Row {
+        name: "Direct reclaim CPU",
+        unit: Unit::Seconds,
+        value: |r| r.doc["reclaim"]["direct_reclaim_ns"].as_f64().map(|ns| ns / 1e9),
+    },
+    Row {
+        name: "PSI memory some",
+        unit: Unit::Seconds,
+        value: |r| r.doc["psi"]["memory"]["some"]["total_us"].as_f64().map(|us| us / 1e6),
+    },
+    Row {
+        name: "PSI memory full",
+        unit: Unit::Seconds,
+        value: |r| r.doc["psi"]["memory"]["full"]["total_us"].as_f64().map(|us| us / 1e6),
+    },
     Row { name: "Minor Faults", unit: Unit::Count, value: |r| Some(r.c("pgfault")? - r.c("pgmajfault")?) },
     Row { name: "Major Faults", unit: Unit::Count, value: |r| r.c("pgmajfault") },
     Row { name: "Swap Ins", unit: Unit::Count, value: |r| r.c("pswpin") },
@@ -94,9 +110,17 @@ const ROWS: &[Row] = &[
     Row { name: "Kswapd pages reclaimed", unit: Unit::Count, value: |r| r.c("pgsteal_kswapd") },
     Row { name: "Direct pages reclaimed", unit: Unit::Count, value: |r| r.c("pgsteal_direct") },
     Row { name: "Kswapd efficiency", unit: Unit::Percent, value: |r| r.ratio("pgsteal_kswapd", "pgscan_kswapd") },
-    Row { name: "Kswapd velocity", unit: Unit::Rate, value: |r| Some(r.c("pgscan_kswapd")? / r.elapsed().filter(|e| *e > 0.0)?) },
+    Row {
+        name: "Kswapd velocity",
+        unit: Unit::Rate,
+        value: |r| Some(r.c("pgscan_kswapd")? / r.elapsed().filter(|e| *e > 0.0)?),
+    },
     Row { name: "Direct efficiency", unit: Unit::Percent, value: |r| r.ratio("pgsteal_direct", "pgscan_direct") },
-    Row { name: "Direct velocity", unit: Unit::Rate, value: |r| Some(r.c("pgscan_direct")? / r.elapsed().filter(|e| *e > 0.0)?) },
+    Row {
+        name: "Direct velocity",
+        unit: Unit::Rate,
+        value: |r| Some(r.c("pgscan_direct")? / r.elapsed().filter(|e| *e > 0.0)?),
+    },
     Row {
         name: "Percentage direct scans",
         unit: Unit::Percent,
@@ -106,7 +130,11 @@ const ROWS: &[Row] = &[
         },
     },
     Row { name: "Page writes by reclaim", unit: Unit::Count, value: |r| r.c("nr_vmscan_write") },
-    Row { name: "Page writes file", unit: Unit::Count, value: |r| Some((r.c("nr_vmscan_write")? - r.c("pswpout")?).max(0.0)) },
+    Row {
+        name: "Page writes file",
+        unit: Unit::Count,
+        value: |r| Some((r.c("nr_vmscan_write")? - r.c("pswpout")?).max(0.0)),
+    },
     Row { name: "Page writes anon", unit: Unit::Count, value: |r| r.c("pswpout") },
     Row { name: "Page reclaim immediate", unit: Unit::Count, value: |r| r.c("nr_vmscan_immediate_reclaim") },
     Row { name: "Page rotated", unit: Unit::Count, value: |r| r.c("pgrotated") },
@@ -118,7 +146,11 @@ const ROWS: &[Row] = &[
     Row { name: "File reclaim efficiency", unit: Unit::Percent, value: |r| r.ratio("pgsteal_file", "pgscan_file") },
     Row { name: "Anon refault", unit: Unit::Count, value: |r| r.c("workingset_refault_anon") },
     Row { name: "File refault", unit: Unit::Count, value: |r| r.c("workingset_refault_file") },
-    Row { name: "Total refaults", unit: Unit::Count, value: |r| r.sum("workingset_refault_anon", "workingset_refault_file") },
+    Row {
+        name: "Total refaults",
+        unit: Unit::Count,
+        value: |r| r.sum("workingset_refault_anon", "workingset_refault_file"),
+    },
     Row { name: "Swap readahead", unit: Unit::Count, value: |r| r.c("swap_ra") },
     Row { name: "Swap readahead hits", unit: Unit::Percent, value: |r| r.ratio("swap_ra_hit", "swap_ra") },
     Row { name: "Sector Reads", unit: Unit::Count, value: |r| r.c("pgpgin").map(|kb| kb * 2.0) },
@@ -131,9 +163,14 @@ fn load(path: &PathBuf) -> Result<Run> {
         UsageError(format!("{}: line {}, column {}: not a result document: {e}", path.display(), e.line(), e.column()))
     })?;
     if !doc["vmstat"].is_object() || !doc["sim"].is_object() {
-        return Err(UsageError(format!("{}: not a `reclaimsim run --json` document (no `vmstat` or `sim` object)", path.display())).into());
+        return Err(UsageError(format!(
+            "{}: not a `reclaimsim run --json` document (no `vmstat` or `sim` object)",
+            path.display()
+        ))
+        .into());
     }
-    let label = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    let label =
+        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
     Ok(Run { label, doc })
 }
 
@@ -182,7 +219,14 @@ fn render(runs: &[Run], table: &Cells, format: Format) -> String {
     match format {
         Format::Text => {
             let widths: Vec<usize> = (0..runs.len())
-                .map(|i| table.iter().map(|(row, vs)| cell_text(row, vs[i]).len()).chain([runs[i].label.len()]).max().unwrap_or(8))
+                .map(|i| {
+                    table
+                        .iter()
+                        .map(|(row, vs)| cell_text(row, vs[i]).len())
+                        .chain([runs[i].label.len()])
+                        .max()
+                        .unwrap_or(8)
+                })
                 .collect();
             out += &format!("{:<26}", "");
             for (r, w) in runs.iter().zip(&widths) {
@@ -233,7 +277,11 @@ fn render(runs: &[Run], table: &Cells, format: Format) -> String {
                 .iter()
                 .map(|(row, vs)| json!({"name": row.name, "values": vs.iter().map(|c| c.0).collect::<Vec<_>>(), "change_pct": vs.iter().map(|c| c.1).collect::<Vec<_>>()}))
                 .collect();
-            out = serde_json::to_string_pretty(&json!({"runs": runs.iter().map(|r| &r.label).collect::<Vec<_>>(), "rows": rows})).expect("JSON values serialise") + "\n";
+            out = serde_json::to_string_pretty(
+                &json!({"runs": runs.iter().map(|r| &r.label).collect::<Vec<_>>(), "rows": rows}),
+            )
+            .expect("JSON values serialise")
+                + "\n";
         }
     }
     out
@@ -257,13 +305,24 @@ mod tests {
     use super::*;
 
     fn run(label: &str, vmstat: Value, ns: u64) -> Run {
-        Run { label: label.into(), doc: json!({"vmstat": vmstat, "sim": {"virtual_ns": ns}, "threads": [], "reclaim": {}}) }
+        Run {
+            label: label.into(),
+            doc: json!({"vmstat": vmstat, "sim": {"virtual_ns": ns}, "threads": [], "reclaim": {}}),
+        }
     }
 
     #[test]
     fn derived_rows_and_changes() {
-        let a = run("vanilla", json!({"pgscan_kswapd": 1000, "pgsteal_kswapd": 350, "pgscan_direct": 0, "pswpin": 200}), 2_000_000_000);
-        let b = run("patched", json!({"pgscan_kswapd": 800, "pgsteal_kswapd": 328, "pgscan_direct": 0, "pswpin": 150}), 2_000_000_000);
+        let a = run(
+            "vanilla",
+            json!({"pgscan_kswapd": 1000, "pgsteal_kswapd": 350, "pgscan_direct": 0, "pswpin": 200}),
+            2_000_000_000,
+        );
+        let b = run(
+            "patched",
+            json!({"pgscan_kswapd": 800, "pgsteal_kswapd": 328, "pgscan_direct": 0, "pswpin": 150}),
+            2_000_000_000,
+        );
         let runs = [a, b];
         let t = cells(&runs);
         let get = |name: &str| t.iter().find(|(r, _)| r.name == name).map(|(_, v)| v.clone()).unwrap();

@@ -95,9 +95,15 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
         fmt_ns(r.direct_reclaim_latency(100.0))
     );
     let steal = |n| r.get(n).unwrap_or(0);
-    let (scan, stolen) = (steal("pgscan_kswapd") + steal("pgscan_direct"), steal("pgsteal_kswapd") + steal("pgsteal_direct"));
+    let (scan, stolen) =
+        (steal("pgscan_kswapd") + steal("pgscan_direct"), steal("pgsteal_kswapd") + steal("pgsteal_direct"));
     println!("# pgscan/pgsteal     {scan}/{stolen} = {:.2}", scan as f64 / stolen.max(1) as f64);
-    let w = |x: &reclaim::ReclaimWork| format!("rmap walks {} ptes {}, pt-walk mms {} pmds {} ptes {}, sorted {}", x.rmap_walks, x.rmap_ptes, x.walk_mms, x.walk_pmds, x.walk_ptes, x.pages_sorted);
+    let w = |x: &reclaim::ReclaimWork| {
+        format!(
+            "rmap walks {} ptes {}, pt-walk mms {} pmds {} ptes {}, sorted {}",
+            x.rmap_walks, x.rmap_ptes, x.walk_mms, x.walk_pmds, x.walk_ptes, x.pages_sorted
+        )
+    };
     println!("# kswapd work        {}", w(&r.kswapd_work));
     println!("# direct work        {}", w(&r.direct_work));
     for (name, l) in [("some", &r.psi.some), ("full", &r.psi.full)] {
@@ -111,7 +117,10 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
     println!("# kswapd velocity    {:.1} pages/s (pgscan_kswapd per simulated second)", r.kswapd_velocity());
     let (ra, ra_hit) = (r.get("swap_ra").unwrap_or(0), r.get("swap_ra_hit").unwrap_or(0));
     if ra > 0 {
-        println!("# swap readahead     {ra} pages read ahead, {ra_hit} hit ({:.2}%)", ra_hit as f64 * 100.0 / ra as f64);
+        println!(
+            "# swap readahead     {ra} pages read ahead, {ra_hit} hit ({:.2}%)",
+            ra_hit as f64 * 100.0 / ra as f64
+        );
     }
     let mut header = format!("# {:<20} {:>12} {:>12}", "thread", "ops", "ops/s");
     for p in &engine::report::LATENCY_PERCENTILES {
@@ -140,7 +149,13 @@ fn print_transactions(r: &RunReport) {
     }
     println!("{header}");
     for t in r.threads.iter().filter(|t| t.txns > 0) {
-        let mut line = format!("# {:<20} {:>12} {:>12.2} {:>9}", t.name, t.txns, t.txns_per_sec(), fmt_ns(t.txn_latency_mean_ns as u64));
+        let mut line = format!(
+            "# {:<20} {:>12} {:>12.2} {:>9}",
+            t.name,
+            t.txns,
+            t.txns_per_sec(),
+            fmt_ns(t.txn_latency_mean_ns as u64)
+        );
         for (_, v) in t.txn_latency_ns.iter().filter(|(p, _)| pick.contains(p)) {
             line += &format!(" {:>9}", fmt_ns(*v));
         }

@@ -68,7 +68,13 @@ pub use experiment::Prepared;
 
 /// Resolves arguments into a ready simulation; every input error is a [`UsageError`].
 pub fn prepare(profile: &str, settings: &[String], workloads: &[String], seed: u64) -> Result<Prepared> {
-    prepare_request(&Request { workloads: workloads.to_vec(), profile: profile.into(), settings: settings.to_vec(), seed, timeseries_ns: None })
+    prepare_request(&Request {
+        workloads: workloads.to_vec(),
+        profile: profile.into(),
+        settings: settings.to_vec(),
+        seed,
+        timeseries_ns: None,
+    })
 }
 
 /// Resolves a request (shared with the Python package); every input error is a [`UsageError`].
@@ -120,7 +126,13 @@ pub fn request(args: &RunArgs) -> Result<Request> {
         Some(ms) => return Err(usage(format!("--timeseries {ms}: expected a positive number of milliseconds"))),
         None => None,
     };
-    Ok(Request { workloads: args.workloads.clone(), profile: args.profile.clone(), settings: args.settings.clone(), seed: args.seed, timeseries_ns })
+    Ok(Request {
+        workloads: args.workloads.clone(),
+        profile: args.profile.clone(),
+        settings: args.settings.clone(),
+        seed: args.seed,
+        timeseries_ns,
+    })
 }
 
 /// `reclaimsim run`.

@@ -162,7 +162,10 @@ struct Scratch {
 impl Scratch {
     /// A new empty scratch file next to `near` (or in the temp directory).
     fn new(near: Option<&Path>, tag: &str) -> Result<(Scratch, File)> {
-        let dir = near.and_then(Path::parent).filter(|d| !d.as_os_str().is_empty()).map_or_else(std::env::temp_dir, Path::to_path_buf);
+        let dir = near
+            .and_then(Path::parent)
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or_else(std::env::temp_dir, Path::to_path_buf);
         for n in 0..1000 {
             let path = dir.join(format!(".reclaimsim-{}-{n}.{tag}", std::process::id()));
             match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
@@ -204,17 +207,26 @@ impl Progress {
     }
 }
 
+/// A producer of records: calls its argument once per record, in order.
+type RecordSource<'a> = dyn FnMut(&mut dyn FnMut(&Record) -> Result<()>) -> Result<()> + 'a;
+
 /// Writes `records` under `header` to `out` atomically (temporary file, then rename).
-fn write_trace_atomic(out: &Path, mut header: Header, compress: bool, records: &mut dyn FnMut(&mut dyn FnMut(&Record) -> Result<()>) -> Result<()>) -> Result<()> {
+fn write_trace_atomic(out: &Path, mut header: Header, compress: bool, records: &mut RecordSource<'_>) -> Result<()> {
     header.compressed = compress;
     let label = out.display().to_string();
     let to_stdout = out == Path::new("-");
     let tmp = out.with_extension("rtrace.tmp");
-    let sink: Box<dyn Write> = if to_stdout { Box::new(std::io::stdout().lock()) } else { Box::new(File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?) };
-    let written = TraceWriter::new(BufWriter::with_capacity(1 << 16, sink), header, DEFAULT_ZSTD_LEVEL, &label).map_err(anyhow::Error::from).and_then(|mut w| {
-        records(&mut |r| Ok(w.write(r)?))?;
-        Ok(w.finish()?)
-    });
+    let sink: Box<dyn Write> = if to_stdout {
+        Box::new(std::io::stdout().lock())
+    } else {
+        Box::new(File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?)
+    };
+    let written = TraceWriter::new(BufWriter::with_capacity(1 << 16, sink), header, DEFAULT_ZSTD_LEVEL, &label)
+        .map_err(anyhow::Error::from)
+        .and_then(|mut w| {
+            records(&mut |r| Ok(w.write(r)?))?;
+            Ok(w.finish()?)
+        });
     if let Err(e) = written {
         if !to_stdout {
             let _ = std::fs::remove_file(&tmp);
@@ -229,7 +241,15 @@ fn write_trace_atomic(out: &Path, mut header: Header, compress: bool, records: &
 
 /// Runs a converter with its records spooled to a scratch file, then writes
 /// the trace (header first, now that the declarations are known).
-fn convert_spooled(format: Format, input: &mut dyn BufRead, label: &str, opts: &Options, out: &Path, compress: bool, progress: &mut Progress) -> Result<convert::Outline> {
+fn convert_spooled(
+    format: Format,
+    input: &mut dyn BufRead,
+    label: &str,
+    opts: &Options,
+    out: &Path,
+    compress: bool,
+    progress: &mut Progress,
+) -> Result<convert::Outline> {
     let codec = RecordCodec { timestamps: format.timestamps() };
     let (spool, file) = Scratch::new(Some(out), "spool")?;
     let mut w = BufWriter::with_capacity(1 << 16, file);
@@ -239,7 +259,8 @@ fn convert_spooled(format: Format, input: &mut dyn BufRead, label: &str, opts: &
         codec.encode(r, &mut buf[..codec.size()]);
         n += 1;
         progress.tick(|| format!("{n} records"));
-        w.write_all(&buf[..codec.size()]).map_err(|e| trace::TraceError::io(&spool.path.display().to_string(), trace::Location::Nowhere, &e))
+        w.write_all(&buf[..codec.size()])
+            .map_err(|e| trace::TraceError::io(&spool.path.display().to_string(), trace::Location::Nowhere, &e))
     })
     .map_err(bad_input)?;
     w.flush()?;
@@ -260,14 +281,26 @@ fn convert_spooled(format: Format, input: &mut dyn BufRead, label: &str, opts: &
 
 fn print_outline(o: &convert::Outline, records: &str, out: &Path) {
     let h = &o.header;
-    println!("wrote {} ({records}; {} address spaces, {} files, {} pages declared)", out.display(), h.spaces.len(), h.files.len(), h.total_pages());
+    println!(
+        "wrote {} ({records}; {} address spaces, {} files, {} pages declared)",
+        out.display(),
+        h.spaces.len(),
+        h.files.len(),
+        h.total_pages()
+    );
     for (why, n) in o.skipped.iter().filter(|(_, n)| *n > 0) {
         println!("  skipped {n} {why}");
     }
 }
 
 fn convert_cmd(a: ConvertArgs) -> Result<()> {
-    let format = Format::from_name(&a.from).ok_or_else(|| usage(format!("unknown format `{}`; valid formats: {}", a.from, FORMATS.iter().map(|f| f.1).collect::<Vec<_>>().join(", "))))?;
+    let format = Format::from_name(&a.from).ok_or_else(|| {
+        usage(format!(
+            "unknown format `{}`; valid formats: {}",
+            a.from,
+            FORMATS.iter().map(|f| f.1).collect::<Vec<_>>().join(", ")
+        ))
+    })?;
     let pages_as = match a.pages_as.as_str() {
         "anon" => PagesAs::Anon,
         "file" => PagesAs::File,
@@ -276,7 +309,8 @@ fn convert_cmd(a: ConvertArgs) -> Result<()> {
     check_page_size(a.out.page_size)?;
     let opts = Options { page_size: a.out.page_size, pages_as, skip_foreign_lines: false };
     let (mut input, label) = open_input(&a.input)?;
-    let outline = convert_spooled(format, &mut input, &label, &opts, &a.output, !a.out.no_compress, &mut Progress::new())?;
+    let outline =
+        convert_spooled(format, &mut input, &label, &opts, &a.output, !a.out.no_compress, &mut Progress::new())?;
     print_outline(&outline, &format!("from {}", a.from), &a.output);
     Ok(())
 }
@@ -297,10 +331,19 @@ fn record_cmd(a: RecordArgs) -> Result<()> {
     let opts = Options { page_size: a.out.page_size, pages_as: PagesAs::Anon, skip_foreign_lines: true };
     let mut progress = Progress::new();
     let label = format!("valgrind lackey output of `{}`", a.command.join(" "));
-    let result = convert_spooled(Format::Lackey, &mut input, &label, &opts, &a.output, !a.out.no_compress, &mut progress);
+    let result =
+        convert_spooled(Format::Lackey, &mut input, &label, &opts, &a.output, !a.out.no_compress, &mut progress);
     let status = child.wait()?;
     let outline = result?;
-    print_outline(&outline, &format!("lackey trace of `{}`, exit status {}", a.command.join(" "), status.code().map_or("signal".into(), |c| c.to_string())), &a.output);
+    print_outline(
+        &outline,
+        &format!(
+            "lackey trace of `{}`, exit status {}",
+            a.command.join(" "),
+            status.code().map_or("signal".into(), |c| c.to_string())
+        ),
+        &a.output,
+    );
     Ok(())
 }
 
@@ -308,7 +351,8 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
     if a.pages == 0 || a.hot_pages > a.pages || a.hot_percent > 100 {
         return Err(usage("synth: need --pages >= 1, --hot-pages <= --pages and --hot-percent <= 100"));
     }
-    let s = Synth { records: a.records, pages: a.pages, hot_pages: a.hot_pages, hot_percent: a.hot_percent, seed: a.seed };
+    let s =
+        Synth { records: a.records, pages: a.pages, hot_pages: a.hot_pages, hot_percent: a.hot_percent, seed: a.seed };
     write_trace_atomic(&a.output, s.header(), !a.no_compress, &mut |put| {
         for r in s.iter() {
             put(&r)?;
@@ -361,11 +405,29 @@ fn stats_cmd(a: StatsArgs) -> Result<()> {
     };
     let refs = stats.refs.max(1) as f64;
     println!("trace              {}", a.file.display());
-    println!("page size          {} bytes; {} address spaces, {} files, {} pages declared; timestamps {}; zstd {}", h.page_size, h.spaces.len(), h.files.len(), h.total_pages(), h.timestamps, h.compressed);
-    let kinds: Vec<String> = RECORD_KINDS.iter().zip(stats.records).filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {n}")).collect();
+    println!(
+        "page size          {} bytes; {} address spaces, {} files, {} pages declared; timestamps {}; zstd {}",
+        h.page_size,
+        h.spaces.len(),
+        h.files.len(),
+        h.total_pages(),
+        h.timestamps,
+        h.compressed
+    );
+    let kinds: Vec<String> =
+        RECORD_KINDS.iter().zip(stats.records).filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {n}")).collect();
     println!("records            {} ({})", reader.records_read(), kinds.join(", "));
-    println!("page references    {} ({:.1}% reads, {:.1}% writes)", stats.refs, 100.0 * (stats.refs - stats.writes) as f64 / refs, 100.0 * stats.writes as f64 / refs);
-    println!("distinct pages     {} (footprint {:.1} MiB)", stats.distinct_pages(), stats.footprint_bytes() as f64 / (1 << 20) as f64);
+    println!(
+        "page references    {} ({:.1}% reads, {:.1}% writes)",
+        stats.refs,
+        100.0 * (stats.refs - stats.writes) as f64 / refs,
+        100.0 * stats.writes as f64 / refs
+    );
+    println!(
+        "distinct pages     {} (footprint {:.1} MiB)",
+        stats.distinct_pages(),
+        stats.footprint_bytes() as f64 / (1 << 20) as f64
+    );
     if let (true, Some((t0, t1))) = (h.timestamps, stats.time_span_ns) {
         println!("time span          {:.3} s", (t1 - t0) as f64 / 1e9);
     }
@@ -373,9 +435,20 @@ fn stats_cmd(a: StatsArgs) -> Result<()> {
     for (lo, hi, n) in stats.reuse_histogram() {
         println!("  {lo:>10}..{hi:<10} {n:>12} {:>6.2}%", 100.0 * n as f64 / refs);
     }
-    println!("  {:>22} {:>12} {:>6.2}%", "first touch", stats.distinct_pages(), 100.0 * stats.distinct_pages() as f64 / refs);
+    println!(
+        "  {:>22} {:>12} {:>6.2}%",
+        "first touch",
+        stats.distinct_pages(),
+        100.0 * stats.distinct_pages() as f64 / refs
+    );
     println!("miss-ratio curve   (misses of a memory of SIZE pages, first touches included)");
-    println!("  {:>12} {:>14} {:>8}{}", "size", "lru_misses", "ratio", if opt.is_some() { format!(" {:>14} {:>8}", "opt_misses", "ratio") } else { String::new() });
+    println!(
+        "  {:>12} {:>14} {:>8}{}",
+        "size",
+        "lru_misses",
+        "ratio",
+        if opt.is_some() { format!(" {:>14} {:>8}", "opt_misses", "ratio") } else { String::new() }
+    );
     for (i, (c, m)) in sizes.iter().zip(&lru).enumerate() {
         let o = opt.as_ref().map_or(String::new(), |o| format!(" {:>14} {:>8.4}", o[i], o[i] as f64 / refs));
         println!("  {c:>12} {m:>14} {:>8.4}{o}", *m as f64 / refs);
@@ -416,7 +489,11 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     let status = trace_run.outcome().map_err(|e| usage(e.0))?;
     // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
     let config = &info.config;
-    let limit = if config.memcg_limit_bytes > 0 { config.memcg_limit_bytes.min(config.memory_bytes) } else { config.memory_bytes };
+    let limit = if config.memcg_limit_bytes > 0 {
+        config.memcg_limit_bytes.min(config.memory_bytes)
+    } else {
+        config.memory_bytes
+    };
     let capacity = limit / mm::PAGE_SIZE;
     let opt = belady_from_spool(&spool.path, status.refs, ids.total(), &[capacity])?[0];
     // Pages brought into memory on demand: every allocation (first touch,
@@ -424,8 +501,14 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     let faults = report.get("pgalloc_normal").unwrap_or(0).saturating_sub(report.get("swap_ra").unwrap_or(0));
     let ratio = faults as f64 / opt.max(1) as f64;
     crate::output::print_report(&report, wall, !args.quiet);
-    println!("# trace              {} references{}", status.refs, if status.finished { "" } else { " (stopped by time_limit before its end)" });
-    println!("# faults / optimum   {faults} / {opt} = {ratio:.3} (Belady MIN with {capacity} pages, first touches included)");
+    println!(
+        "# trace              {} references{}",
+        status.refs,
+        if status.finished { "" } else { " (stopped by time_limit before its end)" }
+    );
+    println!(
+        "# faults / optimum   {faults} / {opt} = {ratio:.3} (Belady MIN with {capacity} pages, first touches included)"
+    );
     if let Some(out) = &args.json {
         let mut v: Value = info.result_json(&report, wall);
         v["trace"] = trace_run.json(&status);

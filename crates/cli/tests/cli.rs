@@ -8,8 +8,20 @@ fn reclaimsim(args: &[&str]) -> std::process::Output {
 
 fn run_json(path: &std::path::Path) -> serde_json::Value {
     let out = reclaimsim(&[
-        "run", "-q", "--workload", "ebizzy:size=1.2x,ops=100000", "--workload", "fileloop:size=0.3x,passes=2",
-        "--set", "memory=8M", "--set", "swap=ssd:32M", "--seed", "3", "--json", path.to_str().unwrap(),
+        "run",
+        "-q",
+        "--workload",
+        "ebizzy:size=1.2x,ops=100000",
+        "--workload",
+        "fileloop:size=0.3x,passes=2",
+        "--set",
+        "memory=8M",
+        "--set",
+        "swap=ssd:32M",
+        "--seed",
+        "3",
+        "--json",
+        path.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -80,9 +92,19 @@ fn listings_name_profiles_workloads_and_settings() {
 fn lru_gen_commands_and_dump() {
     let args = |profile: &'static str| {
         vec![
-            "run", "-q", "--profile", profile, "--set", "memory=8M", "--set", "swap=zram:32M", "--lru-gen-dump",
-            "-w", "anon:size=1.5x,pattern=uniform,ops=20000",
-            "-w", "lru-gen:cmds=+ 0 0 3;- 0 0 9,start_ms=1",
+            "run",
+            "-q",
+            "--profile",
+            profile,
+            "--set",
+            "memory=8M",
+            "--set",
+            "swap=zram:32M",
+            "--lru-gen-dump",
+            "-w",
+            "anon:size=1.5x,pattern=uniform,ops=20000",
+            "-w",
+            "lru-gen:cmds=+ 0 0 3;- 0 0 9,start_ms=1",
         ]
     };
     let out = reclaimsim(&args("v6.1-mglru"));
@@ -109,5 +131,6 @@ fn lru_gen_commands_and_dump() {
     assert_eq!(v["reclaim"]["lru_gen_writes"].as_array().unwrap().len(), 1);
     let out = reclaimsim(&["run", "-w", "lru-gen:cmds=* 0 0 1"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("lru_gen command `* 0 0 1`: expected `+` (aging) or `-` (eviction)"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("lru_gen command `* 0 0 1`: expected `+` (aging) or `-` (eviction)"));
 }

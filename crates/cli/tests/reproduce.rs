@@ -23,7 +23,10 @@ fn reproduce(seed: &str) -> Value {
 fn row(v: &Value, table: usize, name: &str) -> (Vec<f64>, String) {
     let metrics = v[0]["tables"][table]["metrics"].as_array().unwrap();
     let m = metrics.iter().find(|m| m["name"] == name).unwrap_or_else(|| panic!("no row {name}"));
-    (m["ours"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect(), m["verdict"].as_str().unwrap().to_string())
+    (
+        m["ours"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect(),
+        m["verdict"].as_str().unwrap().to_string(),
+    )
 }
 
 #[test]
@@ -113,7 +116,11 @@ fn report_has_a_png_per_table_and_time_series_of_the_headline_runs_without_chang
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let md = std::fs::read_to_string(dir.join("reproductions.md")).unwrap();
     // Two tables (hot/cold, ebizzy) and one experiment in the headline batch (hot/cold under base and patch).
-    for (name, height) in [("seed-004-1.png", 96 + 70 + 2 * 46), ("seed-004-2.png", 96 + 70 + 3 * 46), ("seed-004-series-1.png", 96 + 5 * 270)] {
+    for (name, height) in [
+        ("seed-004-1.png", 96 + 70 + 2 * 46),
+        ("seed-004-2.png", 96 + 70 + 3 * 46),
+        ("seed-004-series-1.png", 96 + 5 * 270),
+    ] {
         let png = std::fs::read(dir.join(name)).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{name}");
         let dim = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
@@ -121,7 +128,12 @@ fn report_has_a_png_per_table_and_time_series_of_the_headline_runs_without_chang
         assert!(md.contains(&format!("]({name})")), "{name} not in the page");
     }
     assert!(md.contains("seed-004: base vs patch over time"), "{md}");
-    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name().into_string().unwrap()).filter(|n| n.contains("tmp")).collect();
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().into_string().unwrap())
+        .filter(|n| n.contains("tmp"))
+        .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
     // Sampling the runs for the charts leaves every figure as it is without a report.
     let with_report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();

@@ -5,11 +5,22 @@
 use std::process::Command;
 
 fn table(v: &serde_json::Value, title_start: &str) -> serde_json::Value {
-    v[0]["tables"].as_array().unwrap().iter().find(|t| t["title"].as_str().unwrap().starts_with(title_start)).unwrap_or_else(|| panic!("no table {title_start}")).clone()
+    v[0]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["title"].as_str().unwrap().starts_with(title_start))
+        .unwrap_or_else(|| panic!("no table {title_start}"))
+        .clone()
 }
 
 fn metric(t: &serde_json::Value, name: &str) -> (f64, f64) {
-    let m = t["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name).unwrap_or_else(|| panic!("no metric {name}"));
+    let m = t["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name)
+        .unwrap_or_else(|| panic!("no metric {name}"));
     let ours = m["ours"].as_array().unwrap();
     (ours[0].as_f64().unwrap(), ours[1].as_f64().unwrap())
 }
@@ -19,7 +30,10 @@ fn quick_reproduction_agrees_with_the_seed_on_tabs() {
     let dir = std::env::temp_dir().join(format!("reclaimsim-seed002-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("s2.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(["reproduce", "seed-002", "--quick", "--json", path.to_str().unwrap()]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+        .args(["reproduce", "seed-002", "--quick", "--json", path.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("seed-002: tabs"), "{text}");

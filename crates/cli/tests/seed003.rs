@@ -20,7 +20,12 @@ fn seed003_quick_v311_keeps_memcachetest_and_stops_kswapd_disruption() {
     let tables = v[0]["tables"].as_array().unwrap();
     let totals = tables.iter().find(|t| t["title"].as_str().unwrap().starts_with("totals")).unwrap();
     let row = |name: &str| -> (f64, f64) {
-        let m = totals["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name).unwrap_or_else(|| panic!("{name}"));
+        let m = totals["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"));
         let ours = m["ours"].as_array().unwrap();
         (ours[0].as_f64().unwrap(), ours[1].as_f64().unwrap())
     };

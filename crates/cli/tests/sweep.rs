@@ -24,7 +24,13 @@ fn dir(name: &str) -> PathBuf {
 }
 
 fn sweep(spec: &Path, extra: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_reclaimsim")).arg("sweep").arg(spec).args(extra).env_remove("RECLAIMSIM_PYTHON").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+        .arg("sweep")
+        .arg(spec)
+        .args(extra)
+        .env_remove("RECLAIMSIM_PYTHON")
+        .output()
+        .unwrap()
 }
 
 /// Finished runs: file name -> inode (a rewritten file gets a new inode).
@@ -50,13 +56,19 @@ fn sweep_runs_the_product_and_writes_the_table() {
     let csv = std::fs::read_to_string(d.join("s.out/table.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 9);
-    assert!(lines[0].starts_with("index,run,workloads,trace,profile,memory,seed,status,error,virtual_ns,"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("index,run,workloads,trace,profile,memory,seed,status,error,virtual_ns,"),
+        "{}",
+        lines[0]
+    );
     // Row 5 = second profile, first memory, second seed; its values are the run's JSON.
     let row = lines[6];
     assert!(row.starts_with("5,"), "{row}");
     assert!(row.contains(",\"anon:size=1.4x,pattern=uniform,ops=150000\",,v6.2,16M,2,done,,"), "{row}");
     let id = row.split(',').nth(1).unwrap();
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("s.out/runs").join(format!("{id}.json"))).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("s.out/runs").join(format!("{id}.json"))).unwrap())
+            .unwrap();
     assert_eq!(doc["config"]["profile"], "v6.2");
     assert_eq!(doc["config"]["seed"], 2);
     assert_eq!(doc["config"]["settings"]["memory"], "16M");
@@ -91,7 +103,10 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_runs() {
     let out = sweep(&spec, &["--jobs", "2"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains(&format!("8 runs, {} already done, {} to run", before.len(), 8 - before.len())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("8 runs, {} already done, {} to run", before.len(), 8 - before.len())),
+        "{stderr}"
+    );
     let after = finished(&runs);
     assert_eq!(after.len(), 8);
     for (name, ino) in &before {
@@ -143,7 +158,9 @@ fn traces_are_a_dimension_of_the_sweep() {
     assert!(rows[0].starts_with("2,") && rows[0].contains(",v5.8,1,done,,"), "{}", rows[0]);
     // The trace run's document is `run --trace`'s: the trace section and Belady's optimum.
     let id = rows[1].split(',').nth(1).unwrap();
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("s.out/runs").join(format!("{id}.json"))).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("s.out/runs").join(format!("{id}.json"))).unwrap())
+            .unwrap();
     assert_eq!(doc["trace"]["file"], abs.as_str());
     assert_eq!(doc["trace"]["refs"], 20000);
     assert!(doc["opt_faults"].as_u64().unwrap() >= 1000, "{}", doc["opt_faults"]);

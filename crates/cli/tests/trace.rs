@@ -55,7 +55,20 @@ fn lirs_trace_runs_with_opt_faults() {
     assert_eq!(v["opt_capacity_pages"], 256);
     // With a memory cgroup limit, the optimum is computed at the limit.
     let j = d.join("memcg.json");
-    ok(&["run", "-q", "--trace", s(&t), "--set", "memory=2M", "--set", "memcg.limit=1M", "--set", "swap=none", "--json", s(&j)]);
+    ok(&[
+        "run",
+        "-q",
+        "--trace",
+        s(&t),
+        "--set",
+        "memory=2M",
+        "--set",
+        "memcg.limit=1M",
+        "--set",
+        "swap=none",
+        "--json",
+        s(&j),
+    ]);
     let m = json(&j);
     assert_eq!((m["opt_capacity_pages"].as_u64(), m["opt_faults"].as_u64()), (Some(256), Some(7512)));
     assert_eq!(v["trace"]["refs"], 15_858);
@@ -125,7 +138,15 @@ fn record_runs_a_program_under_lackey() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("lackey trace of `/bin/true`, exit status 0"), "{text}");
     let stats = ok(&["trace", "stats", s(&t)]);
-    let refs: u64 = stats.lines().find_map(|l| l.strip_prefix("page references    ")).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let refs: u64 = stats
+        .lines()
+        .find_map(|l| l.strip_prefix("page references    "))
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(refs > 10_000, "a dynamically linked program touches more than this: {refs}");
     std::fs::remove_dir_all(&d).unwrap();
 }
@@ -141,9 +162,15 @@ fn bad_trace_input_exits_2_naming_the_line_or_offset() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.txt:3: expected a decimal page number: three"));
     assert!(!t.exists(), "no output on failure");
     let out = reclaimsim(&["trace", "convert", "--from", "nosuch", s(&bad), s(&t)]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format `nosuch`; valid formats: lackey, oracle-general, csv, txt, pages, addresses, strace"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(
+        "unknown format `nosuch`; valid formats: lackey, oracle-general, csv, txt, pages, addresses, strace"
+    ));
     let out = reclaimsim(&["run", "--trace", s(&bad)]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.txt: byte offset 0: wrong magic"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("bad.txt: byte offset 0: wrong magic"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::remove_dir_all(&d).unwrap();
 }

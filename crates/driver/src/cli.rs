@@ -35,7 +35,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
         match (cmd.as_str(), flag.as_str()) {
             ("run", "--file") => opts.file = Some(value.into()),
             ("run", "--cgroup") => opts.cgroup = Some(value.into()),
-            ("run", "--cpu") => opts.cpu = Some(value.parse().map_err(|_| format!("--cpu {value}: expected a CPU number"))?),
+            ("run", "--cpu") => {
+                opts.cpu = Some(value.parse().map_err(|_| format!("--cpu {value}: expected a CPU number"))?)
+            }
             ("dry", "--out") => out = Some(value.into()),
             _ => return Err(format!("unknown option {flag} for {cmd}\n{USAGE}")),
         }

@@ -41,7 +41,16 @@ impl Region {
             return Ok(Region { base: std::ptr::null_mut(), len });
         }
         // SAFETY: a fresh anonymous mapping; no existing memory is affected.
-        let base = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0) };
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
         if base == libc::MAP_FAILED {
             return Err(os_err("mmap of the anonymous region"));
         }
@@ -95,12 +104,17 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<(Digest, u64)> {
     let region = Region::new(p.anon_pages)?;
     let file = match (&opts.file, p.file_pages) {
         (_, 0) => None,
-        (None, _) => return Err(io::Error::new(io::ErrorKind::InvalidInput, "the pattern reads a file: give --file PATH")),
+        (None, _) => {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "the pattern reads a file: give --file PATH"))
+        }
         (Some(path), pages) => {
             let f = File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
             let len = f.metadata()?.len();
             if len < pages as u64 * PAGE {
-                return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: {len} bytes, the pattern needs {}", path.display(), pages as u64 * PAGE)));
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{}: {len} bytes, the pattern needs {}", path.display(), pages as u64 * PAGE),
+                ));
             }
             // One-page reads without readahead (the root disk's read_ahead_kb is large).
             // SAFETY: advice on an open descriptor.
@@ -117,7 +131,8 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<(Digest, u64)> {
     }
     if let Some(cg) = &opts.cgroup {
         let procs = cg.join("cgroup.procs");
-        std::fs::write(&procs, std::process::id().to_string()).map_err(|e| io::Error::new(e.kind(), format!("joining {}: {e}", procs.display())))?;
+        std::fs::write(&procs, std::process::id().to_string())
+            .map_err(|e| io::Error::new(e.kind(), format!("joining {}: {e}", procs.display())))?;
     }
     let mut digest = Digest::default();
     let mut n = 0u64;
@@ -130,7 +145,14 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<(Digest, u64)> {
             Op::File { page } => {
                 let f = file.as_ref().expect("file opened for a pattern with file pages");
                 // SAFETY: reads at most one page into a buffer of one page.
-                let got = unsafe { libc::pread(f.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, PAGE as usize, (page as u64 * PAGE) as libc::off_t) };
+                let got = unsafe {
+                    libc::pread(
+                        f.as_raw_fd(),
+                        buf.as_mut_ptr() as *mut libc::c_void,
+                        PAGE as usize,
+                        (page as u64 * PAGE) as libc::off_t,
+                    )
+                };
                 if got != PAGE as isize {
                     return Err(os_err(&format!("pread of file page {page}")));
                 }

@@ -122,20 +122,29 @@ impl Pattern {
     pub fn parse(spec: &str) -> Result<Pattern, PatternError> {
         let (name, args) = spec.split_once(':').unwrap_or((spec, ""));
         let def = PATTERNS.iter().find(|d| d.name == name).ok_or_else(|| {
-            PatternError(format!("unknown pattern `{name}`; patterns: {}", PATTERNS.iter().map(|d| d.name).collect::<Vec<_>>().join(", ")))
+            PatternError(format!(
+                "unknown pattern `{name}`; patterns: {}",
+                PATTERNS.iter().map(|d| d.name).collect::<Vec<_>>().join(", ")
+            ))
         })?;
         let mut values: Vec<(&str, String)> = def.params.iter().map(|&(k, v)| (k, v.to_string())).collect();
         for kv in args.split(',').filter(|s| !s.is_empty()) {
             let (k, v) = kv.split_once('=').ok_or_else(|| PatternError(format!("`{kv}`: expected key=value")))?;
             let slot = values.iter_mut().find(|(key, _)| *key == k).ok_or_else(|| {
-                PatternError(format!("pattern `{name}` has no parameter `{k}`; parameters: {}", def.params.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")))
+                PatternError(format!(
+                    "pattern `{name}` has no parameter `{k}`; parameters: {}",
+                    def.params.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                ))
             })?;
             slot.1 = v.to_string();
         }
-        let get = |k: &str| values.iter().find(|(key, _)| *key == k).map(|(_, v)| v.as_str()).expect("parameter of this pattern");
+        let get = |k: &str| {
+            values.iter().find(|(key, _)| *key == k).map(|(_, v)| v.as_str()).expect("parameter of this pattern")
+        };
         let size = |k: &str| parse_size(k, get(k));
         let int = |k: &str| parse_num::<u64>(k, get(k), "an integer");
-        let canonical = format!("{name}:{}", values.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","));
+        let canonical =
+            format!("{name}:{}", values.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","));
         let seed = if def.params.iter().any(|p| p.0 == "seed") { int("seed")? } else { 0 };
         let zipf = |n: u32, stream: u64| -> Result<Sampler, PatternError> {
             let alpha: f64 = parse_num("alpha", get("alpha"), "a number")?;
@@ -148,13 +157,24 @@ impl Pattern {
         let phases = match name {
             "anon-seq" => {
                 anon_pages = size("anon")?;
-                vec![Phase::Sweep { file: false, start: 0, len: anon_pages, passes: int("passes")? as u32, write: true }]
+                vec![Phase::Sweep {
+                    file: false,
+                    start: 0,
+                    len: anon_pages,
+                    passes: int("passes")? as u32,
+                    write: true,
+                }]
             }
             "anon-zipf" => {
                 anon_pages = size("anon")?;
                 vec![
                     Phase::Sweep { file: false, start: 0, len: anon_pages, passes: 1, write: true },
-                    Phase::Zipf { file: false, sampler: zipf(anon_pages, 1)?, ops: int("ops")?, write: int("write")? != 0 },
+                    Phase::Zipf {
+                        file: false,
+                        sampler: zipf(anon_pages, 1)?,
+                        ops: int("ops")?,
+                        write: int("write")? != 0,
+                    },
                 ]
             }
             "hotcold" => {
@@ -164,7 +184,12 @@ impl Pattern {
                 }
                 anon_pages = cold + 2 * hot;
                 let sweep = |start, len, passes, write| Phase::Sweep { file: false, start, len, passes, write };
-                let mut ph = vec![sweep(0, cold, 1, true), sweep(cold, hot, 1, true), sweep(cold, hot, int("activate")? as u32, false), sweep(cold + hot, hot, 1, true)];
+                let mut ph = vec![
+                    sweep(0, cold, 1, true),
+                    sweep(cold, hot, 1, true),
+                    sweep(cold, hot, int("activate")? as u32, false),
+                    sweep(cold + hot, hot, 1, true),
+                ];
                 let windows = cold / step;
                 for round in 0..int("rounds")? as u32 {
                     ph.push(sweep((round % windows) * step, step, 1, false));
@@ -174,7 +199,13 @@ impl Pattern {
             }
             "file-seq" => {
                 file_pages = size("file")?;
-                vec![Phase::Sweep { file: true, start: 0, len: file_pages, passes: int("passes")? as u32, write: false }]
+                vec![Phase::Sweep {
+                    file: true,
+                    start: 0,
+                    len: file_pages,
+                    passes: int("passes")? as u32,
+                    write: false,
+                }]
             }
             "file-zipf" => {
                 file_pages = size("file")?;
@@ -186,7 +217,13 @@ impl Pattern {
                 let share = int("share")?.min(100) as u32;
                 vec![
                     Phase::Sweep { file: false, start: 0, len: anon_pages, passes: 1, write: true },
-                    Phase::Mixed { anon: zipf(anon_pages, 1)?, file: zipf(file_pages, 2)?, ops: int("ops")?, share, write: int("write")? != 0 },
+                    Phase::Mixed {
+                        anon: zipf(anon_pages, 1)?,
+                        file: zipf(file_pages, 2)?,
+                        ops: int("ops")?,
+                        share,
+                        write: int("write")? != 0,
+                    },
                 ]
             }
             _ => unreachable!("pattern {name} listed in PATTERNS"),
@@ -231,7 +268,8 @@ impl Iterator for Ops<'_> {
             }
             let i = self.i;
             self.i += 1;
-            let op = |file: bool, page: u32, write: bool| if file { Op::File { page } } else { Op::Anon { page, write } };
+            let op =
+                |file: bool, page: u32, write: bool| if file { Op::File { page } } else { Op::Anon { page, write } };
             return Some(match ph {
                 Phase::Sweep { file, start, len, write, .. } => op(*file, start + (i % *len as u64) as u32, *write),
                 Phase::Zipf { file, sampler, write, .. } => op(*file, sampler.sample(&mut self.rng), *write),
@@ -255,10 +293,13 @@ mod tests {
     fn hotcold_phases_in_order() {
         let p = Pattern::parse("hotcold:anon=16K,hot=8K,step=8K,activate=1,rounds=2").unwrap();
         assert_eq!((p.anon_pages, p.file_pages), (8, 0));
-        let pages: Vec<(u32, bool)> = p.ops().map(|o| if let Op::Anon { page, write } = o { (page, write) } else { panic!("file op") }).collect();
+        let pages: Vec<(u32, bool)> =
+            p.ops().map(|o| if let Op::Anon { page, write } = o { (page, write) } else { panic!("file op") }).collect();
         let w = |v: &[u32]| v.iter().map(|&x| (x, true)).collect::<Vec<_>>();
         let r = |v: &[u32]| v.iter().map(|&x| (x, false)).collect::<Vec<_>>();
-        let want = [w(&[0, 1, 2, 3]), w(&[4, 5]), r(&[4, 5]), w(&[6, 7]), r(&[0, 1]), r(&[6, 7]), r(&[2, 3]), r(&[6, 7])].concat();
+        let want =
+            [w(&[0, 1, 2, 3]), w(&[4, 5]), r(&[4, 5]), w(&[6, 7]), r(&[0, 1]), r(&[6, 7]), r(&[2, 3]), r(&[6, 7])]
+                .concat();
         assert_eq!(pages, want);
         assert_eq!(p.len(), want.len() as u64);
     }
@@ -271,7 +312,10 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_eq!(a.len(), 16 + 500);
-        assert!(a[16..].iter().any(|o| matches!(o, Op::File { .. })) && a[16..].iter().any(|o| matches!(o, Op::Anon { .. })));
+        assert!(
+            a[16..].iter().any(|o| matches!(o, Op::File { .. }))
+                && a[16..].iter().any(|o| matches!(o, Op::Anon { .. }))
+        );
         assert!(Pattern::parse("anon-seq:anon=5000").unwrap_err().0.contains("multiple of 4K"));
         assert!(Pattern::parse("nope").unwrap_err().0.contains("unknown pattern `nope`"));
         assert!(Pattern::parse("file-seq:anon=4K").unwrap_err().0.contains("no parameter `anon`"));

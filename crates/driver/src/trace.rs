@@ -147,7 +147,9 @@ pub fn read_trace(input: &mut dyn BufRead) -> Result<Trace, TraceError> {
         let mut it = l.split(' ');
         let (kind, page, rest) = (it.next(), it.next().and_then(|p| p.parse::<u32>().ok()), it.next());
         let op = match (kind, page, rest) {
-            (Some("a"), Some(page), Some("w" | "r")) if page < anon_pages => Op::Anon { page, write: rest == Some("w") },
+            (Some("a"), Some(page), Some("w" | "r")) if page < anon_pages => {
+                Op::Anon { page, write: rest == Some("w") }
+            }
             (Some("f"), Some(page), None) if page < file_pages => Op::File { page },
             (Some("a" | "f"), Some(_), _) => return Err(bad("page out of range or bad access mode")),
             _ => return Err(bad("expected `a PAGE w|r` or `f PAGE`")),

@@ -34,9 +34,15 @@ impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ConfigError::UnknownKey { key } => {
-                write!(f, "unknown setting `{key}`; valid settings: {}", SETTINGS.iter().map(|s| s.key).collect::<Vec<_>>().join(", "))
+                write!(
+                    f,
+                    "unknown setting `{key}`; valid settings: {}",
+                    SETTINGS.iter().map(|s| s.key).collect::<Vec<_>>().join(", ")
+                )
             }
-            ConfigError::BadValue { key, value, expected } => write!(f, "bad value `{value}` for `{key}`: expected {expected}"),
+            ConfigError::BadValue { key, value, expected } => {
+                write!(f, "bad value `{value}` for `{key}`: expected {expected}")
+            }
             ConfigError::Inconsistent(msg) => write!(f, "{msg}"),
         }
     }
@@ -259,11 +265,19 @@ fn parse_fixed(v: &str, decimals: u32, lo: u64, hi: u64) -> Result<u64, String> 
     let show = |x: u64| format_fixed(x, decimals);
     let expected = || format!("a number in {}..={} with at most {decimals} decimals", show(lo), show(hi));
     let (int, frac) = v.split_once('.').unwrap_or((v, ""));
-    if int.is_empty() || v.ends_with('.') || frac.len() > decimals as usize || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+    if int.is_empty()
+        || v.ends_with('.')
+        || frac.len() > decimals as usize
+        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+    {
         return Err(expected());
     }
     let int: u64 = int.parse().map_err(|_| expected())?;
-    let frac: u64 = if frac.is_empty() { 0 } else { frac.parse::<u64>().map_err(|_| expected())? * 10u64.pow(decimals - frac.len() as u32) };
+    let frac: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse::<u64>().map_err(|_| expected())? * 10u64.pow(decimals - frac.len() as u32)
+    };
     let n = int.checked_mul(scale).and_then(|n| n.checked_add(frac)).ok_or_else(expected)?;
     if n < lo || n > hi {
         return Err(expected());
@@ -300,7 +314,7 @@ pub fn parse_size(v: &str) -> Result<u64, String> {
 /// Formats a byte count with the largest exact binary suffix.
 pub fn format_size(b: u64) -> String {
     for (suffix, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] {
-        if b != 0 && b % (1 << shift) == 0 {
+        if b != 0 && b.is_multiple_of(1 << shift) {
             return format!("{}{suffix}", b >> shift);
         }
     }
@@ -694,7 +708,11 @@ impl Config {
     /// Sets one key to a value.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         let s = SETTINGS.iter().find(|s| s.key == key).ok_or_else(|| ConfigError::UnknownKey { key: key.into() })?;
-        (s.set)(self, value).map_err(|expected| ConfigError::BadValue { key: key.into(), value: value.into(), expected })
+        (s.set)(self, value).map_err(|expected| ConfigError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            expected,
+        })
     }
 
     /// Every setting with its current value, in [`SETTINGS`] order.
@@ -706,27 +724,43 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let pages = self.memory_bytes / mm::PAGE_SIZE;
         if pages < 64 {
-            return Err(ConfigError::Inconsistent(format!("memory {} is too small: at least 256K (64 pages)", format_size(self.memory_bytes))));
+            return Err(ConfigError::Inconsistent(format!(
+                "memory {} is too small: at least 256K (64 pages)",
+                format_size(self.memory_bytes)
+            )));
         }
         if pages > u32::MAX as u64 / 2 {
-            return Err(ConfigError::Inconsistent(format!("memory {} is too large: at most 8T", format_size(self.memory_bytes))));
+            return Err(ConfigError::Inconsistent(format!(
+                "memory {} is too large: at most 8T",
+                format_size(self.memory_bytes)
+            )));
         }
         if self.swap_bytes / mm::PAGE_SIZE > u32::MAX as u64 / 2 {
-            return Err(ConfigError::Inconsistent(format!("swap {} is too large: at most 8T", format_size(self.swap_bytes))));
+            return Err(ConfigError::Inconsistent(format!(
+                "swap {} is too large: at most 8T",
+                format_size(self.swap_bytes)
+            )));
         }
         if self.swap_bytes != 0 && self.swap_bytes < 2 * mm::PAGE_SIZE {
             return Err(ConfigError::Inconsistent("swap must be at least 8K (header page + one slot), or none".into()));
         }
         if self.memcg_limit_bytes != 0 && self.memcg_limit_bytes < 64 * mm::PAGE_SIZE {
-            return Err(ConfigError::Inconsistent(format!("memcg.limit {} is too small: at least 256K (64 pages), or none", format_size(self.memcg_limit_bytes))));
+            return Err(ConfigError::Inconsistent(format!(
+                "memcg.limit {} is too small: at least 256K (64 pages), or none",
+                format_size(self.memcg_limit_bytes)
+            )));
         }
         for (key, o) in [("swap.bandwidth_mbps", &self.swap_params), ("fs.bandwidth_mbps", &self.fs_params)] {
             if o.bytes_per_sec == Some(0) {
-                return Err(ConfigError::Inconsistent(format!("{key}=0: a device needs some bandwidth (at least 1 MB/s)")));
+                return Err(ConfigError::Inconsistent(format!(
+                    "{key}=0: a device needs some bandwidth (at least 1 MB/s)"
+                )));
             }
         }
         if self.fs_kind == DeviceKind::Zram {
-            return Err(ConfigError::Inconsistent("fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into()));
+            return Err(ConfigError::Inconsistent(
+                "fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into(),
+            ));
         }
         Ok(())
     }

@@ -34,7 +34,8 @@ pub enum DeviceKind {
 
 impl DeviceKind {
     /// All kinds.
-    pub const ALL: [DeviceKind; 5] = [DeviceKind::Hdd, DeviceKind::Ssd, DeviceKind::Nvme, DeviceKind::Zram, DeviceKind::Pmem];
+    pub const ALL: [DeviceKind; 5] =
+        [DeviceKind::Hdd, DeviceKind::Ssd, DeviceKind::Nvme, DeviceKind::Zram, DeviceKind::Pmem];
 
     /// The name used in settings (`swap=ssd:4G`).
     pub fn name(self) -> &'static str {
@@ -173,7 +174,8 @@ impl Device {
         let access = if sequential { 0 } else { self.latency_ns + self.seek_ns };
         self.head = pos.saturating_add(pages);
         // The channel that frees first takes the request.
-        let (ch, free) = self.channels.iter().copied().enumerate().min_by_key(|&(i, t)| (t, i)).expect("a device has channels");
+        let (ch, free) =
+            self.channels.iter().copied().enumerate().min_by_key(|&(i, t)| (t, i)).expect("a device has channels");
         let accessed = now.max(free) + access;
         let done = accessed.max(self.bus_free) + transfer;
         self.bus_free = done;

@@ -18,16 +18,16 @@ pub mod program;
 pub mod psi;
 pub mod report;
 pub mod sim;
-pub mod writeback;
 pub mod swap_ra;
 pub mod timeseries;
+pub mod writeback;
 
 pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};
 pub use program::{Access, LruGenWrite, Program, Step};
 pub use psi::{PsiLine, PsiMemory};
 pub use report::{RunReport, ThreadReport};
-pub use sim::{Progress, SimBuilder, SimError, Sim};
+pub use sim::{Progress, Sim, SimBuilder, SimError};
 pub use timeseries::Timeseries;
 
 /// Nanoseconds of virtual time.

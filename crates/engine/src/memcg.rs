@@ -52,7 +52,15 @@ pub struct Memcg {
 impl Memcg {
     /// A group limited to `limit_bytes` with `swappiness`.
     pub fn new(limit_bytes: u64, swappiness: u32, stats_flush: u64) -> Memcg {
-        Memcg { limit: limit_bytes / PAGE_SIZE, swappiness, stock: 0, pgpgin: 0, failcnt: 0, max_events: 0, stats_flush }
+        Memcg {
+            limit: limit_bytes / PAGE_SIZE,
+            swappiness,
+            stock: 0,
+            pgpgin: 0,
+            failcnt: 0,
+            max_events: 0,
+            stats_flush,
+        }
     }
 
     /// True when the statistics are due for a flush after the latest charge.
@@ -120,7 +128,13 @@ pub struct MemcgCensus {
 /// bytes, events in counts. `vm(name)` reads a machine counter; every
 /// workload page belongs to the group (S-MC1), so the group's event counts
 /// are the machine's.
-pub fn memory_stat(m: &Memcg, census: &MemcgCensus, lru: &reclaim::policy::LruSizes, charged: u64, vm: impl Fn(&str) -> u64) -> Vec<(&'static str, u64)> {
+pub fn memory_stat(
+    m: &Memcg,
+    census: &MemcgCensus,
+    lru: &reclaim::policy::LruSizes,
+    charged: u64,
+    vm: impl Fn(&str) -> u64,
+) -> Vec<(&'static str, u64)> {
     let b = |pages: u64| pages * PAGE_SIZE;
     vec![
         ("cache", b(census.cache)),

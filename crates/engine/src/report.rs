@@ -1,7 +1,7 @@
 //! What a run reports: counters, gauges, per-thread results, engine statistics.
 
-use crate::timeseries::Timeseries;
 use crate::psi::PsiMemory;
+use crate::timeseries::Timeseries;
 use crate::Nanos;
 use reclaim::ReclaimWork;
 

@@ -17,13 +17,13 @@
 mod io;
 
 use crate::config::{Config, ConfigError};
-use crate::writeback::Flusher;
 use crate::device::Device;
 use crate::program::{Access, LruGenWrite, Program, Step};
 use crate::psi::Psi;
 use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
 use crate::swap_ra::{RaMode, SwapReadahead};
 use crate::timeseries::Sampler;
+use crate::writeback::Flusher;
 use crate::{Nanos, JIFFY_NS};
 use hdrhistogram::Histogram;
 use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
@@ -35,9 +35,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
 
-mod memcg_charge;
 mod hooks;
 mod lru_batch;
+mod memcg_charge;
 mod reclaim_clock;
 
 /// A run that could not complete.
@@ -270,7 +270,8 @@ impl SimBuilder {
         if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
             mm.enable_zram(cfg.zram.pool_config());
         }
-        let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermark::default_min_free_kbytes(cfg.memory_bytes / 1024));
+        let min_free_kbytes =
+            cfg.min_free_kbytes.unwrap_or_else(|| watermark::default_min_free_kbytes(cfg.memory_bytes / 1024));
         let managed = nr_frames as u64;
         for z in &mut mm.zones {
             watermark::setup_zone_watermarks(z, min_free_kbytes, cfg.watermark_scale_factor, managed);
@@ -284,7 +285,8 @@ impl SimBuilder {
         }
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
         // The group's swappiness governs every reclaim of its lruvec (S-MC1).
-        let memcg = (cfg.memcg_limit_bytes != 0).then(|| crate::memcg::Memcg::new(cfg.memcg_limit_bytes, cfg.memcg_swappiness, cfg.memcg_stats_flush));
+        let memcg = (cfg.memcg_limit_bytes != 0)
+            .then(|| crate::memcg::Memcg::new(cfg.memcg_limit_bytes, cfg.memcg_swappiness, cfg.memcg_stats_flush));
         let mut reclaim_cfg = cfg.reclaim.clone();
         if let Some(m) = &memcg {
             reclaim_cfg.swappiness = m.swappiness;
@@ -372,7 +374,12 @@ impl SimBuilder {
             reclaim_stall_ns: 0,
             // 3 significant digits, auto-resizing: bounded by the largest latency seen.
             hist: Histogram::new(3).expect("3 significant figures is valid"),
-            txns: Box::new(Txns { start: 0, first: None, count: 0, hist: Histogram::new(3).expect("3 significant figures is valid") }),
+            txns: Box::new(Txns {
+                start: 0,
+                first: None,
+                count: 0,
+                hist: Histogram::new(3).expect("3 significant figures is valid"),
+            }),
             done: false,
         });
         self.m.queue.push(0, Event::Thread(id));
@@ -494,7 +501,9 @@ impl Sim {
                         th.pending = Some((access, started));
                     }
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
-                    Err(Stall::MemcgOom) => return Err(SimError::MemcgOutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
+                    Err(Stall::MemcgOom) => {
+                        return Err(SimError::MemcgOutOfMemory { at_ns: th.clock, thread: th.name.clone() })
+                    }
                 }
                 horizon = m.horizon_after(th.clock, limit);
                 m.psi.maybe_fold(m.queue.next_time().min(th.clock));
@@ -597,7 +606,9 @@ impl Sim {
                     Ok(_) => break,
                     Err(Stall::Retry(_)) => self.drain_writeback(),
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: 0, thread: "access_now".into() }),
-                    Err(Stall::MemcgOom) => return Err(SimError::MemcgOutOfMemory { at_ns: 0, thread: "access_now".into() }),
+                    Err(Stall::MemcgOom) => {
+                        return Err(SimError::MemcgOutOfMemory { at_ns: 0, thread: "access_now".into() })
+                    }
                 }
             }
             self.m.refault_stall_ns = 0;
@@ -688,7 +699,9 @@ impl Machine {
                         Some(slot) => self.do_swap_page(region, page, slot, write, now),
                         None => self.do_anonymous_page(region, page, write, now),
                     },
-                    RegionKind::File { file, offset } => self.filemap_fault(region, page, file, offset + page, write, now),
+                    RegionKind::File { file, offset } => {
+                        self.filemap_fault(region, page, file, offset + page, write, now)
+                    }
                 }
             }
             Access::FileRead { file, page } => self.filemap_read(file, page, now),
@@ -697,7 +710,13 @@ impl Machine {
     }
 
     /// `do_anonymous_page()`: a first touch of anonymous memory.
-    fn do_anonymous_page(&mut self, region: RegionId, page: u32, write: bool, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+    fn do_anonymous_page(
+        &mut self,
+        region: RegionId,
+        page: u32,
+        write: bool,
+        now: Nanos,
+    ) -> Result<(Nanos, Nanos), Stall> {
         let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
         self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
         self.lru_add(pfn, Origin::AnonFault, None);
@@ -706,7 +725,14 @@ impl Machine {
     }
 
     /// `do_swap_page()`: a fault on a swapped-out page.
-    fn do_swap_page(&mut self, region: RegionId, page: u32, slot: u32, write: bool, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+    fn do_swap_page(
+        &mut self,
+        region: RegionId,
+        page: u32,
+        slot: u32,
+        write: bool,
+        now: Nanos,
+    ) -> Result<(Nanos, Nanos), Stall> {
         self.mm.stat.count(VmEvent::Pgfault, 1);
         let entry = self.mm.swap.slot(slot).cache;
         if let Some(pfn) = entry.pfn() {
@@ -784,7 +810,10 @@ impl Machine {
             RaMode::Vma => {
                 let ptes = &self.mm.regions[region.0 as usize].ptes;
                 let window = self.ra.vma_window(region.0 as usize, page, ptes.len() as u32);
-                (ptes[window.start as usize..window.end as usize].iter().filter_map(|pte| pte.swap_slot()).collect(), window.len() > 1)
+                (
+                    ptes[window.start as usize..window.end as usize].iter().filter_map(|pte| pte.swap_slot()).collect(),
+                    window.len() > 1,
+                )
             }
         };
         let mut read = Vec::with_capacity(candidates.len());
@@ -797,7 +826,13 @@ impl Machine {
                 break;
             }
             let s = *self.mm.swap.slot(slot);
-            let Some(pfn) = self.mm.frames.alloc(Owner::anon(RegionId(s.region)), s.index, PageFlags::SWAPBACKED | PageFlags::READAHEAD) else { break };
+            let Some(pfn) = self.mm.frames.alloc(
+                Owner::anon(RegionId(s.region)),
+                s.index,
+                PageFlags::SWAPBACKED | PageFlags::READAHEAD,
+            ) else {
+                break;
+            };
             self.mm.stat.count(VmEvent::PgallocNormal, 1);
             self.mm.stat.count(VmEvent::SwapRa, 1);
             self.swap_in_page(pfn, slot, true);
@@ -829,14 +864,21 @@ impl Machine {
     fn map_swapped_in(&mut self, region: RegionId, page: u32, pfn: Pfn, write: bool) {
         self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
         let flags = self.mm.frames[pfn].flags;
-        if flags.has(PageFlags::SWAPCACHE) && !flags.has(PageFlags::WRITEBACK) && (write || self.mm.swap.is_half_full()) {
+        if flags.has(PageFlags::SWAPCACHE) && !flags.has(PageFlags::WRITEBACK) && (write || self.mm.swap.is_half_full())
+        {
             free_swap_cache(&mut self.mm, pfn);
         }
     }
 
     /// Reads page `index` of `file` into the page cache; returns the frame and
     /// (latency, stall). Runs the refault check on a shadow entry.
-    fn read_file_page(&mut self, file: FileId, index: u32, origin: Origin, now: Nanos) -> Result<(Pfn, Nanos, Nanos), Stall> {
+    fn read_file_page(
+        &mut self,
+        file: FileId,
+        index: u32,
+        origin: Origin,
+        now: Nanos,
+    ) -> Result<(Pfn, Nanos, Nanos), Stall> {
         let window = self.readahead_window(file, index);
         let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
         let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
@@ -859,7 +901,15 @@ impl Machine {
     }
 
     /// `filemap_fault()`: a fault on a file mapping.
-    fn filemap_fault(&mut self, region: RegionId, page: u32, file: FileId, index: u32, write: bool, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+    fn filemap_fault(
+        &mut self,
+        region: RegionId,
+        page: u32,
+        file: FileId,
+        index: u32,
+        write: bool,
+        now: Nanos,
+    ) -> Result<(Nanos, Nanos), Stall> {
         self.mm.stat.count(VmEvent::Pgfault, 1);
         let (pfn, latency, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
             Some(pfn) => (pfn, 0, 0),
@@ -953,7 +1003,12 @@ impl Machine {
         let res = self.policy.lru_gen_write(&mut self.mm, &text, &mut sc, self.env);
         let cost = self.work_cost(&sc.work);
         let cost = cost + self.after_reclaim(&sc, now, cost);
-        self.lru_gen_log.push(format!("{:.3}s {}: {}", now as f64 / 1e9, text.trim(), res.map_or_else(|e| format!("-{e}"), |()| "ok".into())));
+        self.lru_gen_log.push(format!(
+            "{:.3}s {}: {}",
+            now as f64 / 1e9,
+            text.trim(),
+            res.map_or_else(|e| format!("-{e}"), |()| "ok".into())
+        ));
         cost
     }
 
@@ -1022,7 +1077,11 @@ impl Machine {
         self.policy.check_invariants(&self.mm);
         let on_lists = self.policy.lru_sizes().total();
         let (free, pool) = (self.mm.nr_free(), self.mm.nr_zspages());
-        assert_eq!(free + on_lists + pool, self.mm.frames.len() as u64, "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} != total");
+        assert_eq!(
+            free + on_lists + pool,
+            self.mm.frames.len() as u64,
+            "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} != total"
+        );
         self.check_dirty_gauges();
     }
 }

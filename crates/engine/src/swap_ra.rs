@@ -172,18 +172,18 @@ mod tests {
     #[test]
     fn window_rule_table() {
         let cases = [
-            ((10, 11, 0, 8, 0), 2), // no hits, adjacent forward
-            ((11, 10, 0, 8, 0), 2), // no hits, adjacent backward
-            ((10, 50, 0, 8, 0), 1), // no hits, far apart
-            ((10, 50, 1, 8, 0), 4), // 3 -> 4
-            ((10, 50, 2, 8, 0), 4), // 4
-            ((10, 50, 3, 8, 0), 8), // 5 -> 8
-            ((10, 50, 30, 8, 0), 8), // capped at max
-            ((10, 50, 0, 8, 8), 4), // shrinks at most by half
-            ((10, 50, 0, 8, 2), 1), // 2 / 2 = 1
-            ((10, 50, 4, 32, 0), 8), // 6 -> 8
+            ((10, 11, 0, 8, 0), 2),    // no hits, adjacent forward
+            ((11, 10, 0, 8, 0), 2),    // no hits, adjacent backward
+            ((10, 50, 0, 8, 0), 1),    // no hits, far apart
+            ((10, 50, 1, 8, 0), 4),    // 3 -> 4
+            ((10, 50, 2, 8, 0), 4),    // 4
+            ((10, 50, 3, 8, 0), 8),    // 5 -> 8
+            ((10, 50, 30, 8, 0), 8),   // capped at max
+            ((10, 50, 0, 8, 8), 4),    // shrinks at most by half
+            ((10, 50, 0, 8, 2), 1),    // 2 / 2 = 1
+            ((10, 50, 4, 32, 0), 8),   // 6 -> 8
             ((10, 50, 14, 32, 0), 16), // 16
-            ((10, 50, 1, 2, 0), 2), // max below 4
+            ((10, 50, 1, 2, 0), 2),    // max below 4
         ];
         for ((prev, cur, hits, max, prev_win), want) in cases {
             assert_eq!(swapin_nr_pages(prev, cur, hits, max, prev_win), want, "{prev} {cur} {hits} {max} {prev_win}");
@@ -199,7 +199,7 @@ mod tests {
         // but the window shrinks at most by half: 8 / 2 = 4 -> block 20..=23.
         assert_eq!(ra.cluster_window(20, 100), 20..=23);
         assert_eq!(ra.cluster_window(21, 100), 20..=21); // adjacent: 2 pages, 4 / 2 = 2
-        // Clipped to the device end.
+                                                         // Clipped to the device end.
         ra.on_cache_hit(0, 0, true);
         ra.on_cache_hit(0, 0, true);
         ra.on_cache_hit(0, 0, true);

@@ -73,22 +73,13 @@ pub(crate) struct Sampler {
 impl Sampler {
     /// A sampler that never samples.
     pub(crate) fn off() -> Sampler {
-        Sampler {
-            series: None,
-            next_at: Nanos::MAX,
-        }
+        Sampler { series: None, next_at: Nanos::MAX }
     }
 
     /// A sampler every `interval_ns` (at least 1 ns).
     pub(crate) fn every(interval_ns: Nanos) -> Sampler {
         let interval_ns = interval_ns.max(1);
-        Sampler {
-            series: Some(Timeseries {
-                interval_ns,
-                rows: Vec::new(),
-            }),
-            next_at: interval_ns,
-        }
+        Sampler { series: Some(Timeseries { interval_ns, rows: Vec::new() }), next_at: interval_ns }
     }
 
     /// The time of the next sample (`Nanos::MAX` when off).
@@ -138,13 +129,7 @@ mod tests {
     fn samples_are_stamped_at_their_boundaries() {
         let mm = Mm::new(64, 0);
         let mut s = Sampler::every(250);
-        s.record(
-            &mm,
-            LruSizes {
-                inactive_anon: 3,
-                ..Default::default()
-            },
-        );
+        s.record(&mm, LruSizes { inactive_anon: 3, ..Default::default() });
         s.record(&mm, LruSizes::default());
         assert_eq!(s.next_at(), 750);
         let ts = s.finish().unwrap();

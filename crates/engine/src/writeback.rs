@@ -80,7 +80,14 @@ impl Thresholds {
     /// `domain_dirty_limits()` for the ratio knobs: percentages of `dirtyable`
     /// pages; a background threshold at or above the hard one is halved.
     pub fn from_ratios(dirtyable: u64, ratio: u64, background_ratio: u64) -> Thresholds {
-        Thresholds::from_knobs(dirtyable, &WritebackKnobs { dirty_ratio: ratio, dirty_background_ratio: background_ratio, ..WritebackKnobs::default() })
+        Thresholds::from_knobs(
+            dirtyable,
+            &WritebackKnobs {
+                dirty_ratio: ratio,
+                dirty_background_ratio: background_ratio,
+                ..WritebackKnobs::default()
+            },
+        )
     }
 
     /// `domain_dirty_limits()`: the `*_bytes` knobs when set (rounded up to
@@ -89,7 +96,11 @@ impl Thresholds {
     pub fn from_knobs(dirtyable: u64, k: &WritebackKnobs) -> Thresholds {
         let pages = |bytes: u64| bytes.div_ceil(mm::PAGE_SIZE);
         let thresh = if k.dirty_bytes > 0 { pages(k.dirty_bytes) } else { k.dirty_ratio * dirtyable / 100 };
-        let mut bg_thresh = if k.dirty_background_bytes > 0 { pages(k.dirty_background_bytes) } else { k.dirty_background_ratio * dirtyable / 100 };
+        let mut bg_thresh = if k.dirty_background_bytes > 0 {
+            pages(k.dirty_background_bytes)
+        } else {
+            k.dirty_background_ratio * dirtyable / 100
+        };
         if bg_thresh >= thresh {
             bg_thresh = thresh / 2;
         }
@@ -168,13 +179,21 @@ impl Flusher {
 
     /// One flusher step at `now`: picks the work (reclaim request, background,
     /// periodic expiry), writes one chunk on `dev` and returns what it submitted.
-    pub fn step(&mut self, mm: &mut Mm, dev: &mut Device, now: Nanos, t: Thresholds, knobs: &WritebackKnobs) -> Submitted {
+    pub fn step(
+        &mut self,
+        mm: &mut Mm,
+        dev: &mut Device,
+        now: Nanos,
+        t: Thresholds,
+        knobs: &WritebackKnobs,
+    ) -> Submitted {
         let expire_ns = knobs.dirty_expire_centisecs * 10_000_000;
         let budget = if self.reclaim_pages > 0 || mm.dirty.nr_dirty > t.bg_thresh {
             MAX_WRITEBACK_PAGES
         } else {
             // kupdate: only pages dirtied before now - expire.
-            self.queue.iter().take(MAX_WRITEBACK_PAGES as usize).take_while(|&&(_, at)| at + expire_ns <= now).count() as u64
+            self.queue.iter().take(MAX_WRITEBACK_PAGES as usize).take_while(|&&(_, at)| at + expire_ns <= now).count()
+                as u64
         };
         let mut chosen: Vec<Pfn> = Vec::new();
         // Each entry is looked at once per step; a pfn queued twice is written once.
@@ -201,7 +220,10 @@ impl Flusher {
             // A run of consecutive pages of one file, at most one request long.
             let pos = file_page_pos(mm, chosen[i]);
             let mut n = 1;
-            while i + n < chosen.len() && (n as u64) < MAX_REQUEST_PAGES && file_page_pos(mm, chosen[i + n]) == pos + n as u64 {
+            while i + n < chosen.len()
+                && (n as u64) < MAX_REQUEST_PAGES
+                && file_page_pos(mm, chosen[i + n]) == pos + n as u64
+            {
                 n += 1;
             }
             let done = dev.submit_at(now, pos, n as u64, true);
@@ -241,7 +263,11 @@ mod tests {
         assert_eq!(Thresholds::from_ratios(999, 15, 15), Thresholds { thresh: 149, bg_thresh: 74 });
         assert_eq!(dirtyable_memory(300, 50, 700), 950);
         // Byte limits override the ratios; rounded up to pages.
-        let k = WritebackKnobs { dirty_bytes: 4096 * 300 + 1, dirty_background_bytes: 4096 * 100, ..WritebackKnobs::default() };
+        let k = WritebackKnobs {
+            dirty_bytes: 4096 * 300 + 1,
+            dirty_background_bytes: 4096 * 100,
+            ..WritebackKnobs::default()
+        };
         assert_eq!(Thresholds::from_knobs(1000, &k), Thresholds { thresh: 301, bg_thresh: 100 });
         assert_eq!(dirtyable_memory(10, 50, 0), 1);
     }

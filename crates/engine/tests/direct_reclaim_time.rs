@@ -38,7 +38,8 @@ fn machine(settings: &[(&str, &str)]) -> (Sim, RegionId, u32) {
 fn reclaim_one_fault(sim: &mut Sim, region: RegionId, page: u32) -> [u64; 4] {
     sim.access_now(Access::Mem { region, page, write: true }).unwrap();
     sim.check_invariants();
-    [VmEvent::AllocstallNormal, VmEvent::PgscanDirect, VmEvent::PgstealDirect, VmEvent::Pswpout].map(|ev| sim.mm().stat.get(ev))
+    [VmEvent::AllocstallNormal, VmEvent::PgscanDirect, VmEvent::PgstealDirect, VmEvent::Pswpout]
+        .map(|ev| sim.mm().stat.get(ev))
 }
 
 /// 968 resident pages, all on the inactive anon list, none referenced. Each

@@ -15,7 +15,9 @@ use mm::{Pte, RegionId};
 
 fn machine(profile: &str) -> (SimBuilder, Config) {
     let mut c = Config::for_profile(profile).unwrap();
-    for (k, v) in [("memory", "4000K"), ("swap", "pmem:40M"), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")] {
+    for (k, v) in
+        [("memory", "4000K"), ("swap", "pmem:40M"), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")]
+    {
         c.set(k, v).unwrap();
     }
     (SimBuilder::new(c.clone()).unwrap(), c)
@@ -86,7 +88,11 @@ fn example1_old_rule_swaps_out_hot_pages() {
     let before = stat(&sim, mm::VmEvent::Pswpout);
     used_once(&mut sim, &rg);
     assert_eq!(resident(&sim, rg.hot, 0..500), 0, "v5.7: new anon pages start active and push the idle hot pages out");
-    assert_eq!(resident(&sim, rg.uo, 0..1000), 966, "direct reclaim frees in batches of at least 32: some frames stay free");
+    assert_eq!(
+        resident(&sim, rg.uo, 0..1000),
+        966,
+        "direct reclaim frees in batches of at least 32: some frames stay free"
+    );
     assert!(stat(&sim, mm::VmEvent::Pswpout) - before >= 500);
     sim.check_invariants();
 }
@@ -99,7 +105,11 @@ fn example1_new_rule_protects_hot_pages() {
         // Seed: "50(h) | 50(uo), swap-out 50(uo)". Ours: the used-once pages are
         // the ones swapped out; 20 hot pages are lost to the 1:1 rebalancing
         // that deactivates 32 active pages whenever inactive < active.
-        assert_eq!(resident(&sim, rg.hot, 0..500), 480, "{profile}: used-once pages start inactive; the hot pages stay");
+        assert_eq!(
+            resident(&sim, rg.hot, 0..500),
+            480,
+            "{profile}: used-once pages start inactive; the hot pages stay"
+        );
         assert_eq!(resident(&sim, rg.uo, 0..1000), 500, "{profile}");
         sim.check_invariants();
     }

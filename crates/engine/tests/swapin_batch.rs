@@ -19,7 +19,8 @@ use mm::{PageFlags, RegionId, VmEvent};
 /// and most are swapped out.
 fn swapped_out(profile: &str, swap: &str) -> (Sim, RegionId) {
     let mut c = Config::for_profile(profile).unwrap();
-    for (k, v) in [("memory", "4000K"), ("swap", swap), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")] {
+    for (k, v) in [("memory", "4000K"), ("swap", swap), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")]
+    {
         c.set(k, v).unwrap();
     }
     let mut b = SimBuilder::new(c).unwrap();

@@ -41,7 +41,13 @@ fn pool_pages_follow_the_stored_pages_exactly() {
     let rep = sim.run(&mut |_| {}).unwrap();
     assert_eq!(rep.get("nr_zspages"), Some(pool));
     assert_eq!(
-        [zram(&rep, "orig_data_size"), zram(&rep, "compr_data_size"), zram(&rep, "mem_used_total"), zram(&rep, "same_pages"), zram(&rep, "failed_writes")],
+        [
+            zram(&rep, "orig_data_size"),
+            zram(&rep, "compr_data_size"),
+            zram(&rep, "mem_used_total"),
+            zram(&rep, "same_pages"),
+            zram(&rep, "failed_writes")
+        ],
         [n * 4096, n * 1365, pool * 4096, 0, 0]
     );
     // The pool is charged as zsmalloc allocates it: page faults plus pool pages.
@@ -87,7 +93,10 @@ fn same_filled_pages_take_no_pool() {
     let n = stored(&sim);
     assert_eq!(sim.mm().nr_zspages(), 0);
     let rep = sim.run(&mut |_| {}).unwrap();
-    assert_eq!([zram(&rep, "same_pages"), zram(&rep, "orig_data_size"), zram(&rep, "compr_data_size")], [n, n * 4096, 0]);
+    assert_eq!(
+        [zram(&rep, "same_pages"), zram(&rep, "orig_data_size"), zram(&rep, "compr_data_size")],
+        [n, n * 4096, 0]
+    );
 }
 
 #[test]

@@ -24,19 +24,11 @@ impl RunInfo {
     /// `reclaim`, `sim`, and `timeseries` when the run was sampled.
     /// `wall_seconds` is the only value that is not a function of the inputs.
     pub fn result_json(&self, r: &RunReport, wall_seconds: f64) -> Value {
-        let settings: Map<String, Value> = self
-            .config
-            .resolved()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), Value::String(v)))
-            .collect();
+        let settings: Map<String, Value> =
+            self.config.resolved().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
         let memcg: Map<String, Value> = r.memcg.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let zram: Map<String, Value> = r.zram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-        let vmstat: Map<String, Value> = r
-            .vmstat
-            .iter()
-            .map(|(k, v)| (k.to_string(), json!(v)))
-            .collect();
+        let vmstat: Map<String, Value> = r.vmstat.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let work = |w: &ReclaimWork| {
             json!({
                 "pages_scanned": w.pages_scanned,
@@ -51,7 +43,8 @@ impl RunInfo {
             })
         };
         let psi_line = |l: &engine::PsiLine| json!({ "avg": l.avg, "total_us": l.total_ns / 1000 });
-        let dlat: Map<String, Value> = r.direct_reclaim_latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect();
+        let dlat: Map<String, Value> =
+            r.direct_reclaim_latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect();
         let threads: Vec<Value> = r
             .threads
             .iter()

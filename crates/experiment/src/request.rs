@@ -47,12 +47,8 @@ pub fn prepare(req: &Request) -> Result<Prepared, InputError> {
     let err = |m: String| InputError(m);
     let mut config = Config::for_profile(&req.profile).map_err(|e| err(e.to_string()))?;
     for s in &req.settings {
-        let (k, v) = s
-            .split_once('=')
-            .ok_or_else(|| err(format!("--set `{s}`: expected KEY=VALUE")))?;
-        config
-            .set(k.trim(), v.trim())
-            .map_err(|e| err(format!("--set {s}: {e}")))?;
+        let (k, v) = s.split_once('=').ok_or_else(|| err(format!("--set `{s}`: expected KEY=VALUE")))?;
+        config.set(k.trim(), v.trim()).map_err(|e| err(format!("--set {s}: {e}")))?;
     }
     if req.timeseries_ns == Some(0) {
         return Err(err("timeseries interval must be positive".into()));
@@ -69,13 +65,5 @@ pub fn prepare(req: &Request) -> Result<Prepared, InputError> {
     if let Some(ns) = req.timeseries_ns {
         builder.sample_every(ns);
     }
-    Ok(Prepared {
-        info: RunInfo {
-            config,
-            workloads: resolved,
-            seed: req.seed,
-            plugin: None,
-        },
-        builder,
-    })
+    Ok(Prepared { info: RunInfo { config, workloads: resolved, seed: req.seed, plugin: None }, builder })
 }

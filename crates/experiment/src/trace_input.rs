@@ -46,7 +46,8 @@ impl Prepared {
     pub fn add_trace(&mut self, path: &Path, tap: Option<Box<dyn Write>>) -> Result<TraceRun, InputError> {
         let reader = open_trace(path)?;
         let file = path.display().to_string();
-        let installed = replay::install(&mut self.builder, reader.header()).map_err(|m| InputError(format!("{file}: {m}")))?;
+        let installed =
+            replay::install(&mut self.builder, reader.header()).map_err(|m| InputError(format!("{file}: {m}")))?;
         let header = reader.header().clone();
         let (program, status) = Replay::new(reader, installed, tap);
         self.builder.add_thread("trace", Box::new(program));

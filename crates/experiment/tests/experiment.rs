@@ -24,27 +24,16 @@ fn run(req: &Request) -> Value {
 /// Sampling observes the run without changing it, whatever the interval.
 #[test]
 fn sampling_leaves_the_run_unchanged() {
-    let w = [
-        "ebizzy:size=1.5x,ops=60000,threads=2",
-        "fileloop:size=0.5x,pattern=zipf,ops=40000",
-    ];
+    let w = ["ebizzy:size=1.5x,ops=60000,threads=2", "fileloop:size=0.5x,pattern=zipf,ops=40000"];
     let plain = run(&request(&w, None));
     assert!(plain.get("timeseries").is_none());
     for interval in [1_000_000, 7_777_777, 250_000_000] {
         let mut sampled = run(&request(&w, Some(interval)));
-        let ts = sampled
-            .as_object_mut()
-            .unwrap()
-            .remove("timeseries")
-            .unwrap();
+        let ts = sampled.as_object_mut().unwrap().remove("timeseries").unwrap();
         assert_eq!(sampled, plain, "interval {interval}");
         let rows = ts["rows"].as_array().unwrap();
         let end = plain["sim"]["virtual_ns"].as_u64().unwrap();
-        assert_eq!(
-            rows.len() as u64,
-            end / interval,
-            "one row per boundary up to the end"
-        );
+        assert_eq!(rows.len() as u64, end / interval, "one row per boundary up to the end");
         let columns = ts["columns"].as_array().unwrap();
         let col = |name: &str| columns.iter().position(|c| c == name).unwrap();
         for (k, row) in rows.iter().enumerate() {
@@ -52,19 +41,14 @@ fn sampling_leaves_the_run_unchanged() {
         }
         // Cumulative counters never decrease and end at most at the final value.
         for name in ["pswpout", "pgscan_kswapd", "workingset_refault_file"] {
-            let values: Vec<u64> = rows
-                .iter()
-                .map(|r| r[col(name)].as_u64().unwrap())
-                .collect();
+            let values: Vec<u64> = rows.iter().map(|r| r[col(name)].as_u64().unwrap()).collect();
             assert!(values.windows(2).all(|w| w[0] <= w[1]), "{name} decreased");
             assert!(*values.last().unwrap() <= plain["vmstat"][name].as_u64().unwrap());
         }
         // Gauges account for every page frame (no writeback in flight is off the lists).
         let frames = 16 * 256;
         for row in rows {
-            let lru: u64 = (col("nr_free_pages")..=col("nr_active_file"))
-                .map(|c| row[c].as_u64().unwrap())
-                .sum();
+            let lru: u64 = (col("nr_free_pages")..=col("nr_active_file")).map(|c| row[c].as_u64().unwrap()).sum();
             assert_eq!(lru, frames);
         }
     }
@@ -76,10 +60,7 @@ fn document_describes_the_inputs() {
     assert_eq!(doc["config"]["profile"], "v6.2");
     assert_eq!(doc["config"]["seed"], 3);
     assert_eq!(doc["config"]["settings"]["memory"], "16M");
-    assert!(doc["config"]["workloads"][0]
-        .as_str()
-        .unwrap()
-        .starts_with("anon:"));
+    assert!(doc["config"]["workloads"][0].as_str().unwrap().starts_with("anon:"));
     assert_eq!(doc["threads"].as_array().unwrap().len(), 1);
     assert!(doc["config"].get("plugin").is_none());
 }
@@ -92,10 +73,6 @@ fn bad_requests_are_input_errors() {
     let mut r = request(&["anon"], None);
     r.settings.push("memory".into());
     assert!(prepare(&r).err().unwrap().0.contains("expected KEY=VALUE"));
-    assert!(prepare(&request(&["nosuch"], None))
-        .err()
-        .unwrap()
-        .0
-        .contains("--workload nosuch"));
+    assert!(prepare(&request(&["nosuch"], None)).err().unwrap().0.contains("--workload nosuch"));
     assert!(prepare(&request(&["anon"], Some(0))).is_err());
 }

@@ -88,7 +88,8 @@ impl Owner {
     }
     /// The file, if this is a page-cache owner.
     pub fn as_file(self) -> Option<FileId> {
-        (self != Self::NONE && self != Self::KERNEL && self.0 & Self::FILE_BIT != 0).then_some(FileId(self.0 & !Self::FILE_BIT))
+        (self != Self::NONE && self != Self::KERNEL && self.0 & Self::FILE_BIT != 0)
+            .then_some(FileId(self.0 & !Self::FILE_BIT))
     }
 }
 

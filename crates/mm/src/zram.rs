@@ -65,7 +65,8 @@ fn pages_per_zspage(size: u32) -> u32 {
 
 /// KERNEL: `get_size_class_index()`.
 fn class_index(size: u32) -> usize {
-    let idx = if size < ZS_MIN_ALLOC_SIZE { 0 } else { (size - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA) as usize };
+    let idx =
+        if size < ZS_MIN_ALLOC_SIZE { 0 } else { (size - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA) as usize };
     idx.min(ZS_SIZE_CLASSES - 1)
 }
 
@@ -151,7 +152,9 @@ impl ZramPool {
             let c = SizeClass { size, pages_per_zspage: ppz, objs_per_zspage: opz };
             // can_merge(): neighbours with the same chain and object count share one class.
             match prev {
-                Some(p) if classes[p].pages_per_zspage == ppz && classes[p].objs_per_zspage == opz => serves[i] = p as u8,
+                Some(p) if classes[p].pages_per_zspage == ppz && classes[p].objs_per_zspage == opz => {
+                    serves[i] = p as u8
+                }
                 _ => {
                     classes[i] = c;
                     serves[i] = i as u8;
@@ -330,7 +333,10 @@ mod tests {
         assert!(z.write(&mut frames, 12, 12));
         assert_eq!(z.pages(), 8, "the 12th object opens a second zspage");
         let s = z.mm_stat();
-        assert_eq!((s.orig_data_size, s.compr_data_size, s.mem_used_total, s.mem_used_max), (12 * 4096, 12 * 1365, 8 * 4096, 8 * 4096));
+        assert_eq!(
+            (s.orig_data_size, s.compr_data_size, s.mem_used_total, s.mem_used_max),
+            (12 * 4096, 12 * 1365, 8 * 4096, 8 * 4096)
+        );
         z.free(&mut frames, 12);
         assert_eq!((z.pages(), frames.nr_free()), (4, 12));
         // Rewriting a slot replaces its object: the pool does not grow.
@@ -385,6 +391,9 @@ mod tests {
         }
         assert!(!z.write(&mut frames, 12, 12));
         let s = z.mm_stat();
-        assert_eq!((z.pages(), frames.nr_free(), s.mem_used_max, s.mem_limit, z.failed_writes()), (4, 12, 8 * 4096, 4 * 4096, 1));
+        assert_eq!(
+            (z.pages(), frames.nr_free(), s.mem_used_max, s.mem_limit, z.failed_writes()),
+            (4, 12, 8 * 4096, 4 * 4096, 1)
+        );
     }
 }

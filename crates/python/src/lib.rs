@@ -48,7 +48,10 @@ fn execute(p: experiment::Prepared, trace: Option<experiment::TraceRun>) -> Resu
 }
 
 /// Prepares `req`, adding the trace at `trace` as one more thread if given.
-fn prepare(req: &Request, trace: Option<&Path>) -> Result<(experiment::Prepared, Option<experiment::TraceRun>), Failure> {
+fn prepare(
+    req: &Request,
+    trace: Option<&Path>,
+) -> Result<(experiment::Prepared, Option<experiment::TraceRun>), Failure> {
     let mut p = experiment::prepare(req).map_err(Failure::Input)?;
     let t = trace.map(|path| p.add_trace(path, None)).transpose().map_err(Failure::Input)?;
     Ok((p, t))
@@ -62,7 +65,16 @@ fn prepare(req: &Request, trace: Option<&Path>) -> Result<(experiment::Prepared,
 #[pyfunction]
 #[pyo3(signature = (workloads, profile, settings, seed, timeseries_ns=None, policy=None, trace=None))]
 #[allow(clippy::too_many_arguments)]
-fn run(py: Python<'_>, workloads: Vec<String>, profile: String, settings: Vec<String>, seed: u64, timeseries_ns: Option<u64>, policy: Option<Py<PyAny>>, trace: Option<PathBuf>) -> PyResult<String> {
+fn run(
+    py: Python<'_>,
+    workloads: Vec<String>,
+    profile: String,
+    settings: Vec<String>,
+    seed: u64,
+    timeseries_ns: Option<u64>,
+    policy: Option<Py<PyAny>>,
+    trace: Option<PathBuf>,
+) -> PyResult<String> {
     let req = Request { workloads, profile, settings, seed, timeseries_ns };
     match policy {
         None => Ok(py.detach(move || prepare(&req, trace.as_deref()).and_then(|(p, t)| execute(p, t)))?),

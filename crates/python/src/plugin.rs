@@ -25,10 +25,10 @@ use mm::{Mm, PageFlags, Pfn, Shadow};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+use reclaim::config::DirtyConfig;
 use reclaim::direct::PassTime;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::{LruSizes, Origin, ReclaimPolicy};
-use reclaim::config::DirtyConfig;
 use reclaim::{throttle, ReclaimConfig, ScanControl};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -82,12 +82,16 @@ impl PyPolicy {
             Ok(n) => n.extract::<String>()?,
             Err(_) => o.get_type().name()?.to_string(),
         };
-        let shadow_hook = if o.hasattr("eviction_shadow")? { Some(o.getattr("eviction_shadow")?.unbind()) } else { None };
+        let shadow_hook =
+            if o.hasattr("eviction_shadow")? { Some(o.getattr("eviction_shadow")?.unbind()) } else { None };
         let mm = Py::new(py, MmView::new())?;
         let sc = Py::new(py, ScanView::new(mm.clone_ref(py), shadow_hook, cfg.dirty))?;
         let failed = Failed::default();
         let has_sizes = o.hasattr("lru_sizes")?;
-        Ok((PyPolicy { obj, label, has_sizes, mm, sc, resident: [0; 2], dirty: cfg.dirty, failed: failed.clone() }, failed))
+        Ok((
+            PyPolicy { obj, label, has_sizes, mm, sc, resident: [0; 2], dirty: cfg.dirty, failed: failed.clone() },
+            failed,
+        ))
     }
 
     /// The plug-in's name: its `name` attribute, or its class name.
@@ -97,7 +101,13 @@ impl PyPolicy {
 
     /// Calls `method(mm, [sc,] *extra)` with the memory view attached to `mm`
     /// (and the scan view to `sc`, if given); records an exception.
-    fn call(&mut self, mm: &mut Mm, sc: Option<(&mut ScanControl, Option<PageoutEnv>)>, method: &str, extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>) {
+    fn call(
+        &mut self,
+        mm: &mut Mm,
+        sc: Option<(&mut ScanControl, Option<PageoutEnv>)>,
+        method: &str,
+        extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>,
+    ) {
         if self.failed.is_set() {
             return;
         }
@@ -137,10 +147,19 @@ impl PyPolicy {
                 let d = self.obj.bind(py).call_method0("lru_sizes")?;
                 let d = d.cast::<PyDict>()?;
                 let get = |k: &str| -> PyResult<u64> { d.get_item(k)?.map_or(Ok(0), |v| v.extract()) };
-                let sizes = LruSizes { inactive_anon: get("inactive_anon")?, active_anon: get("active_anon")?, inactive_file: get("inactive_file")?, active_file: get("active_file")?, unevictable: 0 };
+                let sizes = LruSizes {
+                    inactive_anon: get("inactive_anon")?,
+                    active_anon: get("active_anon")?,
+                    inactive_file: get("inactive_file")?,
+                    active_file: get("active_file")?,
+                    unevictable: 0,
+                };
                 let (anon, file) = (sizes.inactive_anon + sizes.active_anon, sizes.inactive_file + sizes.active_file);
                 if [anon, file] != self.resident {
-                    return Err(PyValueError::new_err(format!("lru_sizes() counts {anon} anon and {file} file pages, but the plug-in holds {} and {}", self.resident[0], self.resident[1])));
+                    return Err(PyValueError::new_err(format!(
+                        "lru_sizes() counts {anon} anon and {file} file pages, but the plug-in holds {} and {}",
+                        self.resident[0], self.resident[1]
+                    )));
                 }
                 Ok(sizes)
             };
@@ -159,7 +178,11 @@ impl ReclaimPolicy for PyPolicy {
         f.flags.set(PageFlags::LRU);
         self.resident[!f.is_anon() as usize] += 1;
         self.call(mm, None, "add_page", |py| {
-            Ok(vec![pfn.into_pyobject(py)?.into_any().unbind(), origin_name(origin).into_pyobject(py)?.into_any().unbind(), shadow.map(|s| s.0).into_pyobject(py)?.unbind()])
+            Ok(vec![
+                pfn.into_pyobject(py)?.into_any().unbind(),
+                origin_name(origin).into_pyobject(py)?.into_any().unbind(),
+                shadow.map(|s| s.0).into_pyobject(py)?.unbind(),
+            ])
         });
     }
 

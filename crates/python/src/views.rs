@@ -13,8 +13,8 @@
 use mm::{Mm, PageFlags, Pfn, Shadow, VmEvent, Watermark};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use reclaim::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
 use reclaim::config::DirtyConfig;
+use reclaim::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
 use reclaim::{rmap, throttle, Reclaimer, ScanControl};
 
 fn detached() -> PyErr {
@@ -49,7 +49,10 @@ impl MmView {
     fn checked(&self, pfn: Pfn) -> PyResult<&mut Mm> {
         let mm = self.mm()?;
         if pfn >= mm.frames.len() {
-            return Err(PyValueError::new_err(format!("pfn {pfn} out of range: the machine has {} page frames", mm.frames.len())));
+            return Err(PyValueError::new_err(format!(
+                "pfn {pfn} out of range: the machine has {} page frames",
+                mm.frames.len()
+            )));
         }
         Ok(mm)
     }
@@ -96,7 +99,10 @@ impl MmView {
 
     /// Adds `n` to the `/proc/vmstat` counter `name` (e.g. `pgrefill`).
     fn count(&self, name: &str, n: u64) -> PyResult<()> {
-        let ev = VmEvent::ALL.iter().find(|e| e.name() == name).ok_or_else(|| PyValueError::new_err(format!("unknown vmstat counter `{name}`")))?;
+        let ev = VmEvent::ALL
+            .iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown vmstat counter `{name}`")))?;
         self.mm()?.stat.count(*ev, n);
         Ok(())
     }
@@ -156,11 +162,15 @@ impl FolioHooks for PluginHooks<'_, '_> {
         if self.error.is_some() {
             return None;
         }
-        let value = hook.call1(self.py, (pfn, mm.frames[pfn].is_anon())).and_then(|v| v.extract::<Option<u64>>(self.py));
+        let value =
+            hook.call1(self.py, (pfn, mm.frames[pfn].is_anon())).and_then(|v| v.extract::<Option<u64>>(self.py));
         match value {
             Ok(Some(v)) if v <= Shadow::MAX => Some(Shadow(v)),
             Ok(Some(v)) => {
-                self.error = Some(PyValueError::new_err(format!("eviction_shadow returned {v}, more than the largest shadow {}", Shadow::MAX)));
+                self.error = Some(PyValueError::new_err(format!(
+                    "eviction_shadow returned {v}, more than the largest shadow {}",
+                    Shadow::MAX
+                )));
                 None
             }
             Ok(None) => None,
@@ -252,7 +262,13 @@ impl ScanView {
         // SAFETY: see the module comment; non-null only while attached.
         let sc = unsafe { self.sc.as_mut() }.ok_or_else(detached)?;
         for (i, &pfn) in pfns.iter().enumerate() {
-            let bad = if pfn >= mm.frames.len() { Some("out of range") } else if !mm.frames[pfn].flags.has(PageFlags::LRU) { Some("not held by the plug-in (freed, never added, or given twice)") } else { None };
+            let bad = if pfn >= mm.frames.len() {
+                Some("out of range")
+            } else if !mm.frames[pfn].flags.has(PageFlags::LRU) {
+                Some("not held by the plug-in (freed, never added, or given twice)")
+            } else {
+                None
+            };
             if let Some(why) = bad {
                 for &p in &pfns[..i] {
                     mm.frames[p].flags.set(PageFlags::LRU);

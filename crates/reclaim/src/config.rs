@@ -27,7 +27,9 @@ impl Balance {
     }
     /// Parses a flag value name.
     pub fn from_name(s: &str) -> Option<Balance> {
-        [Balance::Rotation, Balance::RefaultCost, Balance::WeightedCost, Balance::Rfc2016].into_iter().find(|b| b.name() == s)
+        [Balance::Rotation, Balance::RefaultCost, Balance::WeightedCost, Balance::Rfc2016]
+            .into_iter()
+            .find(|b| b.name() == s)
     }
 }
 
@@ -85,8 +87,12 @@ pub struct DirtyConfig {
 
 impl DirtyConfig {
     /// Today's behaviour.
-    pub const TODAY: DirtyConfig =
-        DirtyConfig { kswapd_write_at_priority: false, kswapd_flat_priority: true, dirty_activate: true, throttle: DirtyThrottle::Throttle };
+    pub const TODAY: DirtyConfig = DirtyConfig {
+        kswapd_write_at_priority: false,
+        kswapd_flat_priority: true,
+        dirty_activate: true,
+        throttle: DirtyThrottle::Throttle,
+    };
 }
 
 impl Default for DirtyConfig {

@@ -40,7 +40,12 @@ impl PassTime for Untimed {
 }
 
 /// Runs direct reclaim for one allocation; returns the scan control with what it did.
-pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, clock: &mut dyn PassTime) -> ScanControl {
+pub fn try_to_free_pages(
+    mm: &mut Mm,
+    policy: &mut dyn ReclaimPolicy,
+    env: PageoutEnv,
+    clock: &mut dyn PassTime,
+) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
     do_try_to_free_pages(mm, policy, env, &mut sc, clock);
     sc
@@ -48,7 +53,13 @@ pub fn try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: Pageo
 
 /// `do_try_to_free_pages()`: the priority loop shared by direct and memcg
 /// reclaim, with one retry that forces deactivation.
-pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, sc: &mut ScanControl, clock: &mut dyn PassTime) {
+pub(crate) fn do_try_to_free_pages(
+    mm: &mut Mm,
+    policy: &mut dyn ReclaimPolicy,
+    env: PageoutEnv,
+    sc: &mut ScanControl,
+    clock: &mut dyn PassTime,
+) {
     sc.now_ns = env.now_ns;
     let mut total_scanned = 0;
     let mut first_pass = true;
@@ -66,7 +77,8 @@ pub(crate) fn do_try_to_free_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, 
             sc.nr_scanned = 0;
             policy.shrink_node(mm, sc, env, clock);
             total_scanned += sc.nr_scanned;
-            if env.dirty.throttle != DirtyThrottle::Throttle && total_scanned > sc.nr_to_reclaim + sc.nr_to_reclaim / 2 {
+            if env.dirty.throttle != DirtyThrottle::Throttle && total_scanned > sc.nr_to_reclaim + sc.nr_to_reclaim / 2
+            {
                 // 3.x: a reclaimer that scans much more than it wants kicks the flusher.
                 sc.wake_flusher = true;
             }

@@ -97,7 +97,8 @@ impl Kswapd {
         policy.age_node(mm, &mut sc);
         let flat = env.dirty.kswapd_flat_priority;
         // kswapd_shrink_node(): reclaim up to the high watermark, at least a batch.
-        sc.nr_to_reclaim = if flat { mm.zones.iter().map(|z| z.wmark(Watermark::High).max(SWAP_CLUSTER_MAX)).sum() } else { u64::MAX };
+        sc.nr_to_reclaim =
+            if flat { mm.zones.iter().map(|z| z.wmark(Watermark::High).max(SWAP_CLUSTER_MAX)).sum() } else { u64::MAX };
         sc.nr_scanned = 0;
         policy.shrink_node(mm, &mut sc, env, &mut Untimed);
         if env.dirty.throttle == DirtyThrottle::Stall {

@@ -22,7 +22,7 @@ pub mod watermark;
 pub mod workingset;
 
 pub use config::{Balance, DirtyConfig, DirtyThrottle, LruGenConfig, ReclaimConfig};
-pub use control::{Reclaimer, ReclaimWork, ScanControl};
+pub use control::{ReclaimWork, Reclaimer, ScanControl};
 pub use policy::{Origin, ReclaimPolicy};
 
 /// KERNEL: `SWAP_CLUSTER_MAX`, the reclaim batch size.

@@ -23,7 +23,14 @@ use mm::Mm;
 /// Reclaims for a charge of `nr_pages` that would exceed the group's limit;
 /// returns the scan control with what it did (`nr_reclaimed`, pageouts, work).
 /// `clock` lets time pass between its priority passes, as in direct reclaim.
-pub fn try_to_free_mem_cgroup_pages(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv, nr_pages: u64, may_swap: bool, clock: &mut dyn PassTime) -> ScanControl {
+pub fn try_to_free_mem_cgroup_pages(
+    mm: &mut Mm,
+    policy: &mut dyn ReclaimPolicy,
+    env: PageoutEnv,
+    nr_pages: u64,
+    may_swap: bool,
+    clock: &mut dyn PassTime,
+) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Memcg, nr_pages.max(SWAP_CLUSTER_MAX));
     // KERNEL: may_writepage = !laptop_mode; laptop mode is off.
     sc.may_writepage = true;

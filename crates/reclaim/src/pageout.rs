@@ -196,7 +196,11 @@ fn shrink_one<H: FolioHooks>(
     if flags.has(PageFlags::WRITEBACK) {
         // Before v3.11 there was no immediate-reclaim case: kswapd skipped on.
         let immediate_case = env.dirty.throttle != DirtyThrottle::IffCongested;
-        if immediate_case && sc.reclaimer == Reclaimer::Kswapd && flags.has(PageFlags::RECLAIM) && mm.dirty.pgdat_writeback {
+        if immediate_case
+            && sc.reclaimer == Reclaimer::Kswapd
+            && flags.has(PageFlags::RECLAIM)
+            && mm.dirty.pgdat_writeback
+        {
             stat.nr_immediate += 1;
         } else {
             mm.frames[pfn].flags.set(PageFlags::RECLAIM);
@@ -248,7 +252,8 @@ fn shrink_one<H: FolioHooks>(
         if anon && env.sync_swap {
             // S-PO2: the write has completed; the page is clean and can go now.
             let f = mm.frames[pfn];
-            let written = mm.swap_write_sync(f.swap, ((f.owner.as_anon().map_or(0, |r| r.0) as u64) << 32) | f.index as u64);
+            let written =
+                mm.swap_write_sync(f.swap, ((f.owner.as_anon().map_or(0, |r| r.0) as u64) << 32) | f.index as u64);
             mm.end_writeback(pfn);
             if !written {
                 // zram refused the write (`__end_swap_bio_write` error): the page is

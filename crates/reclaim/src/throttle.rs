@@ -65,7 +65,14 @@ fn ask(sc: &mut ScanControl, reason: ThrottleReason) {
 
 /// The end of `shrink_inactive_list()` for one batch: node flags and waits of
 /// the 3.x kernels, the flusher wake-up of today's. `file` says which list.
-pub fn after_inactive_batch(mm: &mut Mm, sc: &mut ScanControl, cfg: &DirtyConfig, env: PageoutEnv, stat: &FolioStat, nr_taken: u64) {
+pub fn after_inactive_batch(
+    mm: &mut Mm,
+    sc: &mut ScanControl,
+    cfg: &DirtyConfig,
+    env: PageoutEnv,
+    stat: &FolioStat,
+    nr_taken: u64,
+) {
     let many_writeback = stat.nr_writeback > 0 && stat.nr_writeback >= nr_taken >> (DEF_PRIORITY - sc.priority).max(0);
     let all_unqueued = stat.nr_unqueued_dirty == nr_taken;
     let flags = &mut mm.dirty;
@@ -138,7 +145,13 @@ pub fn after_shrink_node(mm: &mut Mm, sc: &mut ScanControl, cfg: &DirtyConfig, r
 mod tests {
     use super::*;
 
-    fn run(throttle: DirtyThrottle, reclaimer: Reclaimer, stat: FolioStat, taken: u64, fs_congested: bool) -> (Option<ThrottleReason>, [bool; 3], bool) {
+    fn run(
+        throttle: DirtyThrottle,
+        reclaimer: Reclaimer,
+        stat: FolioStat,
+        taken: u64,
+        fs_congested: bool,
+    ) -> (Option<ThrottleReason>, [bool; 3], bool) {
         let mut mm = Mm::new(64, 0);
         let mut sc = ScanControl::new(reclaimer, 32);
         sc.priority = DEF_PRIORITY;
@@ -174,7 +187,10 @@ mod tests {
     #[test]
     fn wait_iff_congested_sleeps_only_with_a_congested_node_and_device() {
         let stat = FolioStat { nr_dirty: 8, nr_writeback: 8, nr_congested: 8, ..Default::default() };
-        assert_eq!(run(DirtyThrottle::IffCongested, Reclaimer::Kswapd, stat, 8, true).0, Some(ThrottleReason::IffCongested));
+        assert_eq!(
+            run(DirtyThrottle::IffCongested, Reclaimer::Kswapd, stat, 8, true).0,
+            Some(ThrottleReason::IffCongested)
+        );
         assert_eq!(run(DirtyThrottle::IffCongested, Reclaimer::Kswapd, stat, 8, false).0, None);
         // v3.11 direct reclaim, congested node and device.
         let stat = FolioStat { nr_dirty: 2, nr_congested: 2, nr_writeback: 2, ..Default::default() };
@@ -185,11 +201,22 @@ mod tests {
     #[test]
     fn today_wakes_the_flusher_and_throttles_per_pass() {
         let stat = FolioStat { nr_dirty: 32, nr_unqueued_dirty: 32, ..Default::default() };
-        assert_eq!(run(DirtyThrottle::Throttle, Reclaimer::Kswapd, stat, 32, false), (None, [false, false, false], true));
+        assert_eq!(
+            run(DirtyThrottle::Throttle, Reclaimer::Kswapd, stat, 32, false),
+            (None, [false, false, false], true)
+        );
         let mut mm = Mm::new(64, 0);
         let cfg = DirtyConfig::default();
         let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
-        sc.nr = crate::control::PassStat { dirty: 5, congested: 5, writeback: 5, immediate: 3, taken: 5, file_taken: 5, unqueued_dirty: 0 };
+        sc.nr = crate::control::PassStat {
+            dirty: 5,
+            congested: 5,
+            writeback: 5,
+            immediate: 3,
+            taken: 5,
+            file_taken: 5,
+            unqueued_dirty: 0,
+        };
         after_shrink_node(&mut mm, &mut sc, &cfg, 100);
         assert_eq!(sc.throttle.map(|t| t.reason), Some(ThrottleReason::Writeback));
         assert!(mm.dirty.pgdat_writeback && mm.dirty.pgdat_congested && !mm.dirty.pgdat_dirty);
@@ -197,7 +224,10 @@ mod tests {
         let mut sc = ScanControl::new(Reclaimer::Direct, 32);
         mm.dirty.nr_writeback = 60;
         after_shrink_node(&mut mm, &mut sc, &cfg, 100);
-        assert_eq!(sc.throttle.map(|t| (t.reason, t.reason.timeout_jiffies(250))), Some((ThrottleReason::Congested, 1)));
+        assert_eq!(
+            sc.throttle.map(|t| (t.reason, t.reason.timeout_jiffies(250))),
+            Some((ThrottleReason::Congested, 1))
+        );
         let mut sc = ScanControl::new(Reclaimer::Direct, 32);
         mm.dirty.nr_writeback = 50;
         after_shrink_node(&mut mm, &mut sc, &cfg, 100);

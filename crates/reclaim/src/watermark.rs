@@ -30,7 +30,12 @@ pub fn int_sqrt(x: u64) -> u64 {
 /// Sets `zone.watermark` as `__setup_per_zone_wmarks()` does.
 ///
 /// `total_lowmem_managed` is the sum of managed pages over lowmem zones.
-pub fn setup_zone_watermarks(zone: &mut Zone, min_free_kbytes: u64, watermark_scale_factor: u64, total_lowmem_managed: u64) {
+pub fn setup_zone_watermarks(
+    zone: &mut Zone,
+    min_free_kbytes: u64,
+    watermark_scale_factor: u64,
+    total_lowmem_managed: u64,
+) {
     let pages_min = min_free_kbytes >> (mm::PAGE_SHIFT - 10);
     let share = pages_min * zone.managed / total_lowmem_managed.max(1);
     let d = (share / 4).max(zone.managed * watermark_scale_factor / 10_000);

@@ -45,7 +45,9 @@ pub struct ShadowInfo {
 
 /// Packs a shadow entry (`pack_shadow`).
 pub fn pack_shadow(info: ShadowInfo) -> Shadow {
-    let v = ((info.eviction & EVICTION_MASK) << (MEMCG_BITS + WS_BITS)) | ((info.memcg as u64) << WS_BITS) | info.workingset as u64;
+    let v = ((info.eviction & EVICTION_MASK) << (MEMCG_BITS + WS_BITS))
+        | ((info.memcg as u64) << WS_BITS)
+        | info.workingset as u64;
     Shadow(v)
 }
 

@@ -18,7 +18,8 @@ fn lists(cfg: ReclaimConfig, sizes: [u32; 4]) -> (Mm, Classic) {
     for (lru, &n) in sizes.iter().enumerate() {
         let anon = lru < 2;
         for _ in 0..n {
-            let (owner, flags) = if anon { (Owner::anon(region), PageFlags::SWAPBACKED) } else { (Owner::file(file), 0) };
+            let (owner, flags) =
+                if anon { (Owner::anon(region), PageFlags::SWAPBACKED) } else { (Owner::file(file), 0) };
             let pfn = mm.frames.alloc(owner, index, flags).unwrap();
             if lru % 2 == 1 {
                 mm.frames[pfn].flags.set(PageFlags::ACTIVE);
@@ -34,8 +35,11 @@ fn scan_count(swappiness: u32, costs: (u64, u64)) -> ([u64; 4], [u64; 2], u64, S
     scan_count_with(Balance::WeightedCost, swappiness, costs).0
 }
 
+/// What `get_scan_count` decided: pages to scan per list, the anon/file fractions, their denominator, the balance.
+type ScanCount = ([u64; 4], [u64; 2], u64, ScanBalance);
+
 /// `get_scan_count` under `balance` with the given costs; also returns the costs after the call.
-fn scan_count_with(balance: Balance, swappiness: u32, costs: (u64, u64)) -> (([u64; 4], [u64; 2], u64, ScanBalance), (u64, u64)) {
+fn scan_count_with(balance: Balance, swappiness: u32, costs: (u64, u64)) -> (ScanCount, (u64, u64)) {
     let cfg = ReclaimConfig { swappiness, balance, ..ReclaimConfig::default() };
     // Inactive file below active file: file deactivation allowed, no cache-trim mode.
     let (mm, mut p) = lists(cfg, [8192, 8192, 4096, 8192]);
@@ -89,10 +93,16 @@ fn rfc_2016_costs_decay_at_an_eighth_of_the_lru() {
 /// 2016 form: a workingset refault and an anon swap-in each cost IO x SWAP_CLUSTER_MAX = 32.
 #[test]
 fn rfc_2016_charges_io_thirty_two_times() {
-    let cfg = || ReclaimConfig { balance: Balance::Rfc2016, anon_workingset: false, anon_start_inactive: false, ..ReclaimConfig::default() };
+    let cfg = || ReclaimConfig {
+        balance: Balance::Rfc2016,
+        anon_workingset: false,
+        anon_start_inactive: false,
+        ..ReclaimConfig::default()
+    };
     let (mut mm, mut p) = lists(cfg(), [50, 30, 0, 100]);
     let age = p.nonresident_age();
-    let shadow: Shadow = pack_shadow(ShadowInfo { eviction: age.wrapping_sub(5) & EVICTION_MASK, memcg: 0, workingset: true });
+    let shadow: Shadow =
+        pack_shadow(ShadowInfo { eviction: age.wrapping_sub(5) & EVICTION_MASK, memcg: 0, workingset: true });
     let pfn = mm.frames.alloc(Owner::file(FileId(0)), 999, 0).unwrap();
     p.add_page(&mut mm, pfn, Origin::FileRead, Some(shadow));
     assert_eq!(p.costs(), (0, 32));
@@ -140,7 +150,11 @@ fn cache_trim_mode_scans_file_only() {
 fn refault(cfg: ReclaimConfig, anon: bool, distance: u64, workingset_bit: bool) -> (bool, Mm) {
     let (mut mm, mut p) = lists(cfg, [50, 30, 0, 100]);
     let age = p.nonresident_age();
-    let shadow: Shadow = pack_shadow(ShadowInfo { eviction: age.wrapping_sub(distance) & EVICTION_MASK, memcg: 0, workingset: workingset_bit });
+    let shadow: Shadow = pack_shadow(ShadowInfo {
+        eviction: age.wrapping_sub(distance) & EVICTION_MASK,
+        memcg: 0,
+        workingset: workingset_bit,
+    });
     let pfn = if anon {
         mm.frames.alloc(Owner::anon(RegionId(0)), 999, PageFlags::SWAPBACKED).unwrap()
     } else {
@@ -189,7 +203,12 @@ fn restore_charges_refault_cost() {
 /// since refaults do not count, every pass trims the cache (SCAN_FILE).
 #[test]
 fn old_file_ratio_and_cache_trim() {
-    let cfg = ReclaimConfig { balance: Balance::Rotation, file_ratio_1to1: true, refaults_deactivate: false, ..ReclaimConfig::default() };
+    let cfg = ReclaimConfig {
+        balance: Balance::Rotation,
+        file_ratio_1to1: true,
+        refaults_deactivate: false,
+        ..ReclaimConfig::default()
+    };
     let (_, p) = lists(cfg.clone(), [0, 0, 100_000, 200_000]);
     assert!(p.inactive_is_low(1));
     let (_, p) = lists(ReclaimConfig { file_ratio_1to1: false, ..cfg.clone() }, [0, 0, 100_000, 200_000]);

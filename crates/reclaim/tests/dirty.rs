@@ -67,7 +67,12 @@ fn pg_reclaim_lifecycle_immediate_then_rotated_then_freed() {
 
 #[test]
 fn v39_kswapd_writes_dirty_pages_below_priority_10_and_keeps_them_inactive() {
-    let dirty = DirtyConfig { kswapd_write_at_priority: true, kswapd_flat_priority: false, dirty_activate: false, throttle: DirtyThrottle::IffCongested };
+    let dirty = DirtyConfig {
+        kswapd_write_at_priority: true,
+        kswapd_flat_priority: false,
+        dirty_activate: false,
+        throttle: DirtyThrottle::IffCongested,
+    };
     let cfg = ReclaimConfig { dirty, ..ReclaimConfig::default() };
     // Priority 10 (1024 >> 10 = 1 page): no writes from kswapd, immediate
     // reclaim, the page kept on the inactive list.
@@ -88,9 +93,14 @@ fn v39_kswapd_writes_dirty_pages_below_priority_10_and_keeps_them_inactive() {
 
 #[test]
 fn v311_kswapd_stalls_on_an_all_dirty_batch_then_writes() {
-    let dirty = DirtyConfig { kswapd_write_at_priority: false, kswapd_flat_priority: true, dirty_activate: false, throttle: DirtyThrottle::Stall };
+    let dirty = DirtyConfig {
+        kswapd_write_at_priority: false,
+        kswapd_flat_priority: true,
+        dirty_activate: false,
+        throttle: DirtyThrottle::Stall,
+    };
     let cfg = ReclaimConfig { dirty, ..ReclaimConfig::default() };
-    let (mut mm, mut p, _) = file_pages(&cfg, &vec![true; 64]);
+    let (mut mm, mut p, _) = file_pages(&cfg, &[true; 64]);
     // Priority 0 scans 32 pages in a batch: all unqueued dirty.
     let sc = shrink(&mut mm, &mut p, Reclaimer::Kswapd, 0, dirty);
     assert_eq!(sc.throttle.map(|t| t.reason), Some(ThrottleReason::CongestionWait));

@@ -11,7 +11,8 @@ use reclaim::policy::mglru::Mglru;
 use reclaim::policy::{Origin, ReclaimPolicy};
 use reclaim::{LruGenConfig, ReclaimConfig, Reclaimer, ScanControl};
 
-const ENV: PageoutEnv = PageoutEnv { sync_swap: true, now_ns: 0, fs_congested: false, dirty: reclaim::DirtyConfig::TODAY };
+const ENV: PageoutEnv =
+    PageoutEnv { sync_swap: true, now_ns: 0, fs_congested: false, dirty: reclaim::DirtyConfig::TODAY };
 
 struct World {
     mm: Mm,
@@ -26,7 +27,11 @@ fn world(frames: u32, pages: u32, swappiness: u32, rework: bool) -> World {
     let anon = mm.add_anon_region(pages);
     let file = mm.add_file(pages);
     let map = mm.map_file(file, 0, pages);
-    let cfg = ReclaimConfig { swappiness, lru_gen: LruGenConfig { rework_6_14: rework, ..LruGenConfig::default() }, ..ReclaimConfig::default() };
+    let cfg = ReclaimConfig {
+        swappiness,
+        lru_gen: LruGenConfig { rework_6_14: rework, ..LruGenConfig::default() },
+        ..ReclaimConfig::default()
+    };
     World { mm, p: Mglru::new(cfg), anon, file, map }
 }
 
@@ -66,7 +71,12 @@ impl World {
             None => {
                 let Some(pfn) = self.mm.frames.alloc(Owner::file(self.file), i, 0) else { return false };
                 self.mm.files[self.file.0 as usize].cache[i as usize] = CacheEntry::resident(pfn);
-                self.p.add_page(&mut self.mm, pfn, if mapped { Origin::FileFault } else { Origin::FileRead }, slot.as_shadow());
+                self.p.add_page(
+                    &mut self.mm,
+                    pfn,
+                    if mapped { Origin::FileFault } else { Origin::FileRead },
+                    slot.as_shadow(),
+                );
                 if !mapped {
                     self.p.mark_accessed(&mut self.mm, pfn);
                 }
@@ -335,7 +345,10 @@ fn debugfs_commands_check_their_sequence_numbers() {
 #[test]
 fn min_ttl_protects_a_young_oldest_generation() {
     let mut w = world(64, 16, 60, false);
-    w.p = Mglru::new(ReclaimConfig { lru_gen: LruGenConfig { min_ttl_ms: 1000, ..LruGenConfig::default() }, ..ReclaimConfig::default() });
+    w.p = Mglru::new(ReclaimConfig {
+        lru_gen: LruGenConfig { min_ttl_ms: 1000, ..LruGenConfig::default() },
+        ..ReclaimConfig::default()
+    });
     for i in 0..8 {
         w.fault_anon(i);
     }
@@ -389,7 +402,11 @@ fn direct_reclaim_that_ages_with_two_generations_left_still_evicts() {
 /// `pgactivate` count.
 fn look_around_after_eviction(young: u32, v6_12: bool) -> (World, u64) {
     let mut w = world(256, 128, 60, false);
-    w.p = Mglru::new(ReclaimConfig { swappiness: 60, lru_gen: LruGenConfig { v6_12, ..LruGenConfig::default() }, ..ReclaimConfig::default() });
+    w.p = Mglru::new(ReclaimConfig {
+        swappiness: 60,
+        lru_gen: LruGenConfig { v6_12, ..LruGenConfig::default() },
+        ..ReclaimConfig::default()
+    });
     for i in 0..128 {
         w.fault_anon(i);
     }
@@ -424,7 +441,9 @@ fn look_around_after_eviction(young: u32, v6_12: bool) -> (World, u64) {
 #[test]
 fn v6_1_look_around_activates_few_pages_and_updates_many_in_place() {
     let pfn = |w: &World, i: u32| w.mm.regions[w.anon.0 as usize].ptes[i as usize].pfn().unwrap();
-    let linked_on = |w: &World, seq: u64, p| w.p.lrugen().list(gen_from_seq(seq), ANON).iter(w.mm.frames.as_slice()).any(|x| x == p);
+    let linked_on = |w: &World, seq: u64, p| {
+        w.p.lrugen().list(gen_from_seq(seq), ANON).iter(w.mm.frames.as_slice()).any(|x| x == p)
+    };
     // 5 young neighbours (< PAGEVEC_SIZE): folio_activate() each: counted, moved
     // to the head of the youngest generation (seq 5) with their references kept.
     // Page 63 itself is activated by shrink_folio_list (the sixth count).

@@ -67,7 +67,9 @@ pub fn next_use_index<S: Read + Seek, W: Write>(seq: &mut S, n: u64, pages: u32,
     while let Some(b) = back.next()? {
         i -= 1;
         let p = u32::from_le_bytes(b) as usize;
-        let slot = last.get_mut(p).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("page id {p} at reference {i} is out of range")))?;
+        let slot = last.get_mut(p).ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("page id {p} at reference {i} is out of range"))
+        })?;
         out.write_all(&slot.to_le_bytes())?;
         *slot = i;
     }
@@ -76,7 +78,13 @@ pub fn next_use_index<S: Read + Seek, W: Write>(seq: &mut S, n: u64, pages: u32,
 
 /// The forward pass: faults of MIN with `capacity` pages on the `n` page ids of
 /// `seq`, given the reversed next-use index from [`next_use_index`].
-pub fn min_faults<R: Read, S: Read + Seek>(seq: &mut R, rev_next: &mut S, n: u64, pages: u32, capacity: u64) -> io::Result<u64> {
+pub fn min_faults<R: Read, S: Read + Seek>(
+    seq: &mut R,
+    rev_next: &mut S,
+    n: u64,
+    pages: u32,
+    capacity: u64,
+) -> io::Result<u64> {
     assert!(capacity > 0, "MIN needs a capacity of at least one page");
     // Next use of each resident page; 0 = not resident (a next use is always > 0).
     let mut next_of = vec![0u64; pages as usize];
@@ -90,8 +98,12 @@ pub fn min_faults<R: Read, S: Read + Seek>(seq: &mut R, rev_next: &mut S, n: u64
     for i in 0..n {
         seq.read_exact(&mut b)?;
         let p = u32::from_le_bytes(b);
-        let nu = u64::from_le_bytes(next.next()?.ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, format!("next-use index ends at reference {i}")))?);
-        let slot = next_of.get(p as usize).copied().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("page id {p} at reference {i} is out of range")))?;
+        let nu = u64::from_le_bytes(next.next()?.ok_or_else(|| {
+            io::Error::new(io::ErrorKind::UnexpectedEof, format!("next-use index ends at reference {i}"))
+        })?);
+        let slot = next_of.get(p as usize).copied().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("page id {p} at reference {i} is out of range"))
+        })?;
         if slot == 0 {
             faults += 1;
             if resident == capacity {
@@ -120,9 +132,13 @@ pub fn min_faults<R: Read, S: Read + Seek>(seq: &mut R, rev_next: &mut S, n: u64
 pub fn min_faults_in_memory(ids: &[u32], pages: u32, capacities: &[u64]) -> Vec<u64> {
     let seq: Vec<u8> = ids.iter().flat_map(|p| p.to_le_bytes()).collect();
     let mut index = Vec::with_capacity(ids.len() * 8);
-    next_use_index(&mut Cursor::new(&seq), ids.len() as u64, pages, &mut index).expect("in-memory I/O and ids in range");
+    next_use_index(&mut Cursor::new(&seq), ids.len() as u64, pages, &mut index)
+        .expect("in-memory I/O and ids in range");
     capacities
         .iter()
-        .map(|&c| min_faults(&mut Cursor::new(&seq), &mut Cursor::new(&index), ids.len() as u64, pages, c).expect("in-memory I/O and ids in range"))
+        .map(|&c| {
+            min_faults(&mut Cursor::new(&seq), &mut Cursor::new(&index), ids.len() as u64, pages, c)
+                .expect("in-memory I/O and ids in range")
+        })
         .collect()
 }

@@ -187,13 +187,19 @@ impl Header {
     /// Checks that a record refers only to declared spaces, files and pages.
     pub fn check_record(&self, r: &Record) -> Result<(), String> {
         let range = |what: &str, decls: &[Decl], id: u16, page: u32, pages: u32| {
-            let d = decls.get(id as usize).ok_or_else(|| format!("{what} {id} is not declared ({} declared)", decls.len()))?;
+            let d = decls
+                .get(id as usize)
+                .ok_or_else(|| format!("{what} {id} is not declared ({} declared)", decls.len()))?;
             if pages == 0 {
                 return Err(format!("{what} {id}: empty page range at page {page}"));
             }
             match page.checked_add(pages) {
                 Some(end) if end <= d.pages => Ok(()),
-                _ => Err(format!("{what} {id}: pages {page}..{} exceed its declared {} pages", page as u64 + pages as u64, d.pages)),
+                _ => Err(format!(
+                    "{what} {id}: pages {page}..{} exceed its declared {} pages",
+                    page as u64 + pages as u64,
+                    d.pages
+                )),
             }
         };
         match r.event {
@@ -241,11 +247,19 @@ impl<R: Read> HeaderInput<'_, R> {
             match self.r.read(&mut b[got..]) {
                 Ok(0) => {
                     let at = self.off + got as u64;
-                    return Err(HeaderProblem { offset: at, message: format!("truncated header: input ends at byte {at} inside {what}") });
+                    return Err(HeaderProblem {
+                        offset: at,
+                        message: format!("truncated header: input ends at byte {at} inside {what}"),
+                    });
                 }
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(HeaderProblem { offset: self.off + got as u64, message: format!("reading {what}: {e}") }),
+                Err(e) => {
+                    return Err(HeaderProblem {
+                        offset: self.off + got as u64,
+                        message: format!("reading {what}: {e}"),
+                    })
+                }
             }
         }
         self.off += b.len() as u64;
@@ -276,9 +290,17 @@ pub fn read_header<R: Read>(r: &mut R) -> Result<(Header, u64), HeaderProblem> {
     let n_spaces = u32::from_le_bytes(inp.take("the address-space count")?);
     let n_files = u32::from_le_bytes(inp.take("the file count")?);
     if n_spaces as u64 + n_files as u64 > MAX_DECLS as u64 {
-        return Err(inp.bad(8, format!("{n_spaces} address spaces and {n_files} files declared; at most {MAX_DECLS} in all")));
+        return Err(
+            inp.bad(8, format!("{n_spaces} address spaces and {n_files} files declared; at most {MAX_DECLS} in all"))
+        );
     }
-    let mut h = Header { page_size, timestamps: flags & FLAG_TIMESTAMPS != 0, compressed: flags & FLAG_ZSTD != 0, spaces: Vec::new(), files: Vec::new() };
+    let mut h = Header {
+        page_size,
+        timestamps: flags & FLAG_TIMESTAMPS != 0,
+        compressed: flags & FLAG_ZSTD != 0,
+        spaces: Vec::new(),
+        files: Vec::new(),
+    };
     let mut total = 0u64;
     for i in 0..n_spaces + n_files {
         let what = format!("declaration {i}");

@@ -35,16 +35,24 @@ pub struct TraceReader<R: BufRead> {
 impl<R: BufRead> TraceReader<R> {
     /// Reads the header from `input`; `source` names the input in errors.
     pub fn open(mut input: R, source: &str) -> Result<TraceReader<R>, TraceError> {
-        let (header, len) = read_header(&mut input).map_err(|p| {
-            TraceError::new(source, Location::Byte(p.offset), ErrorKind::Malformed, p.message)
-        })?;
+        let (header, len) = read_header(&mut input)
+            .map_err(|p| TraceError::new(source, Location::Byte(p.offset), ErrorKind::Malformed, p.message))?;
         let body = if header.compressed {
-            let d = zstd::stream::read::Decoder::with_buffer(input).map_err(|e| TraceError::io(source, Location::Byte(len), &e))?;
+            let d = zstd::stream::read::Decoder::with_buffer(input)
+                .map_err(|e| TraceError::io(source, Location::Byte(len), &e))?;
             Body::Zstd(Box::new(d))
         } else {
             Body::Raw(input)
         };
-        Ok(TraceReader { source: source.to_string(), codec: RecordCodec { timestamps: header.timestamps }, header, body, offset: len, records: 0, ended: false })
+        Ok(TraceReader {
+            source: source.to_string(),
+            codec: RecordCodec { timestamps: header.timestamps },
+            header,
+            body,
+            offset: len,
+            records: 0,
+            ended: false,
+        })
     }
 
     /// The trace's header.
@@ -69,24 +77,38 @@ impl<R: BufRead> TraceReader<R> {
         }
         let size = self.codec.size();
         let mut buf = [0u8; 20];
-        let got = read_full(&mut self.body, &mut buf[..size]).map_err(|e| self.err(ErrorKind::Io, format!("record {}: {e}", self.records)))?;
+        let got = read_full(&mut self.body, &mut buf[..size])
+            .map_err(|e| self.err(ErrorKind::Io, format!("record {}: {e}", self.records)))?;
         if got == 0 {
-            return Err(self.err(ErrorKind::Malformed, format!("trace ends after {} records without an end record: truncated", self.records)));
+            return Err(self.err(
+                ErrorKind::Malformed,
+                format!("trace ends after {} records without an end record: truncated", self.records),
+            ));
         }
         if got < size {
-            return Err(self.err(ErrorKind::Malformed, format!("truncated record {}: {got} of {size} bytes", self.records)));
+            return Err(
+                self.err(ErrorKind::Malformed, format!("truncated record {}: {got} of {size} bytes", self.records))
+            );
         }
-        let item = self.codec.decode(&buf[..size]).map_err(|m| self.err(ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
+        let item = self
+            .codec
+            .decode(&buf[..size])
+            .map_err(|m| self.err(ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
         match item {
             Item::Record(r) => {
-                self.header.check_record(&r).map_err(|m| self.err(ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
+                self.header
+                    .check_record(&r)
+                    .map_err(|m| self.err(ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
                 self.offset += size as u64;
                 self.records += 1;
                 Ok(Some(r))
             }
             Item::End(n) => {
                 if n != self.records {
-                    return Err(self.err(ErrorKind::Malformed, format!("end record counts {n} records but {} precede it", self.records)));
+                    return Err(self.err(
+                        ErrorKind::Malformed,
+                        format!("end record counts {n} records but {} precede it", self.records),
+                    ));
                 }
                 self.offset += size as u64;
                 let mut extra = [0u8; 1];

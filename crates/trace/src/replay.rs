@@ -34,9 +34,17 @@ pub struct Installed {
 /// Fails if the trace's page size is not the simulator's.
 pub fn install(b: &mut SimBuilder, h: &Header) -> Result<Installed, String> {
     if h.page_size as u64 != mm::PAGE_SIZE {
-        return Err(format!("trace pages are {} bytes but the simulator's are {}; convert with --page-size {}", h.page_size, mm::PAGE_SIZE, mm::PAGE_SIZE));
+        return Err(format!(
+            "trace pages are {} bytes but the simulator's are {}; convert with --page-size {}",
+            h.page_size,
+            mm::PAGE_SIZE,
+            mm::PAGE_SIZE
+        ));
     }
-    Ok(Installed { regions: h.spaces.iter().map(|d| b.add_anon_region(d.pages)).collect(), files: h.files.iter().map(|d| b.add_file(d.pages)).collect() })
+    Ok(Installed {
+        regions: h.spaces.iter().map(|d| b.add_anon_region(d.pages)).collect(),
+        files: h.files.iter().map(|d| b.add_file(d.pages)).collect(),
+    })
 }
 
 /// What a replay saw, readable after the run.
@@ -73,7 +81,11 @@ pub struct Replay<R: BufRead> {
 impl<R: BufRead> Replay<R> {
     /// A replay of `reader` onto `installed`; if `tap` is given, each
     /// reference's global page id is written to it (u32 little-endian).
-    pub fn new(reader: TraceReader<R>, installed: Installed, tap: Option<Box<dyn Write>>) -> (Replay<R>, Rc<RefCell<ReplayStatus>>) {
+    pub fn new(
+        reader: TraceReader<R>,
+        installed: Installed,
+        tap: Option<Box<dyn Write>>,
+    ) -> (Replay<R>, Rc<RefCell<ReplayStatus>>) {
         let status = Rc::new(RefCell::new(ReplayStatus::default()));
         let ids = PageIds::new(reader.header());
         (Replay { reader, installed, ids, range: None, tap, status: status.clone() }, status)
@@ -113,7 +125,12 @@ impl<R: BufRead> Program for Replay<R> {
                 Ok(None) => {
                     if let Some(t) = &mut self.tap {
                         if let Err(e) = t.flush() {
-                            return self.fail(TraceError::new("page-id spool", Location::Nowhere, ErrorKind::Io, e.to_string()));
+                            return self.fail(TraceError::new(
+                                "page-id spool",
+                                Location::Nowhere,
+                                ErrorKind::Io,
+                                e.to_string(),
+                            ));
                         }
                     }
                     self.status.borrow_mut().finished = true;
@@ -124,11 +141,18 @@ impl<R: BufRead> Program for Replay<R> {
             match rec.event {
                 Event::Access { space, page, write } => {
                     let global = self.ids.of(&rec.event).expect("accesses reference pages").0;
-                    return self.issue(global, Access::Mem { region: self.installed.regions[space as usize], page, write });
+                    return self
+                        .issue(global, Access::Mem { region: self.installed.regions[space as usize], page, write });
                 }
                 Event::FileRead { file, page, pages } | Event::FileWrite { file, page, pages } => {
                     let (global, _, write) = self.ids.of(&rec.event).expect("file I/O references pages");
-                    self.range = Some(Range { file: self.installed.files[file as usize], next: page, end: page + pages, write, global });
+                    self.range = Some(Range {
+                        file: self.installed.files[file as usize],
+                        next: page,
+                        end: page + pages,
+                        write,
+                        global,
+                    });
                 }
                 // S-TR1: no effect on the machine.
                 Event::Mmap { .. } | Event::Munmap { .. } | Event::Exit => {}

@@ -28,8 +28,18 @@ impl<W: Write> TraceWriter<W> {
         let io = |e: std::io::Error| TraceError::io(sink, Location::Byte(0), &e);
         header.check_limits().map_err(|m| TraceError::new(sink, Location::Nowhere, ErrorKind::Limit, m))?;
         out.write_all(&header.encode()).map_err(io)?;
-        let body = if header.compressed { Body::Zstd(zstd::stream::write::Encoder::new(out, level).map_err(io)?) } else { Body::Raw(out) };
-        Ok(TraceWriter { codec: RecordCodec { timestamps: header.timestamps }, header, body, records: 0, sink: sink.to_string() })
+        let body = if header.compressed {
+            Body::Zstd(zstd::stream::write::Encoder::new(out, level).map_err(io)?)
+        } else {
+            Body::Raw(out)
+        };
+        Ok(TraceWriter {
+            codec: RecordCodec { timestamps: header.timestamps },
+            header,
+            body,
+            records: 0,
+            sink: sink.to_string(),
+        })
     }
 
     fn put(&mut self, b: &[u8]) -> Result<(), TraceError> {
@@ -37,12 +47,21 @@ impl<W: Write> TraceWriter<W> {
             Body::Raw(w) => w.write_all(b),
             Body::Zstd(w) => w.write_all(b),
         };
-        r.map_err(|e| TraceError::new(&self.sink, Location::Nowhere, ErrorKind::Io, format!("record {}: {e}", self.records)))
+        r.map_err(|e| {
+            TraceError::new(&self.sink, Location::Nowhere, ErrorKind::Io, format!("record {}: {e}", self.records))
+        })
     }
 
     /// Appends one record.
     pub fn write(&mut self, r: &Record) -> Result<(), TraceError> {
-        self.header.check_record(r).map_err(|m| TraceError::new(&self.sink, Location::Nowhere, ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
+        self.header.check_record(r).map_err(|m| {
+            TraceError::new(
+                &self.sink,
+                Location::Nowhere,
+                ErrorKind::Malformed,
+                format!("record {}: {m}", self.records),
+            )
+        })?;
         let mut buf = [0u8; 20];
         let n = self.codec.size();
         self.codec.encode(r, &mut buf[..n]);

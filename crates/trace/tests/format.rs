@@ -5,7 +5,10 @@ use trace::format::{FIXED_HEADER_BYTES, MAX_TOTAL_PAGES};
 use trace::{Decl, Event, Header, Record, TraceReader, TraceWriter};
 
 fn header(timestamps: bool, compressed: bool) -> Header {
-    let mut h = Header::new(vec![Decl { name: "proc".into(), pages: 100 }], vec![Decl { name: "/data/f".into(), pages: 50 }, Decl { name: String::new(), pages: 7 }]);
+    let mut h = Header::new(
+        vec![Decl { name: "proc".into(), pages: 100 }],
+        vec![Decl { name: "/data/f".into(), pages: 50 }, Decl { name: String::new(), pages: 7 }],
+    );
     h.timestamps = timestamps;
     h.compressed = compressed;
     h
@@ -45,7 +48,8 @@ fn read(bytes: &[u8]) -> Result<(Header, Vec<Record>), trace::TraceError> {
 fn every_record_kind_round_trips_raw_and_compressed_with_and_without_timestamps() {
     for (ts, z) in [(false, false), (false, true), (true, false), (true, true)] {
         let h = header(ts, z);
-        let recs: Vec<Record> = every_kind().into_iter().map(|r| if ts { r } else { Record { time_ns: 0, ..r } }).collect();
+        let recs: Vec<Record> =
+            every_kind().into_iter().map(|r| if ts { r } else { Record { time_ns: 0, ..r } }).collect();
         let bytes = write(&h, &recs);
         let (h2, back) = read(&bytes).unwrap();
         assert_eq!((h2, back), (h, recs), "timestamps {ts}, zstd {z}");
@@ -70,7 +74,13 @@ fn err(bytes: &[u8]) -> String {
 #[test]
 fn malformed_binary_input_names_the_byte_offset() {
     let h = Header::new(vec![Decl { name: "a".into(), pages: 10 }], Vec::new());
-    let good = write(&h, &[Record::at0(Event::Access { space: 0, page: 1, write: false }), Record::at0(Event::Access { space: 0, page: 2, write: false })]);
+    let good = write(
+        &h,
+        &[
+            Record::at0(Event::Access { space: 0, page: 1, write: false }),
+            Record::at0(Event::Access { space: 0, page: 2, write: false }),
+        ],
+    );
     let body = FIXED_HEADER_BYTES + 7;
 
     // Wrong magic.
@@ -88,28 +98,59 @@ fn malformed_binary_input_names_the_byte_offset() {
     b[12..16].copy_from_slice(&1000u32.to_le_bytes());
     assert_eq!(err(&b), "t.rtrace: byte offset 12: page size 1000 is not a power of two in 512..=1G");
     // Truncated header.
-    assert_eq!(err(&good[..20]), "t.rtrace: byte offset 20: truncated header: input ends at byte 20 inside the file count");
-    assert_eq!(err(&good[..29]), "t.rtrace: byte offset 29: truncated header: input ends at byte 29 inside declaration 0");
+    assert_eq!(
+        err(&good[..20]),
+        "t.rtrace: byte offset 20: truncated header: input ends at byte 20 inside the file count"
+    );
+    assert_eq!(
+        err(&good[..29]),
+        "t.rtrace: byte offset 29: truncated header: input ends at byte 29 inside declaration 0"
+    );
     // Absurd sizes: too many declarations, too many pages, too long a name.
     let mut b = good.clone();
     b[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
-    assert!(err(&b).starts_with("t.rtrace: byte offset 16: 4294967295 address spaces and 0 files declared; at most 65536"), "{}", err(&b));
+    assert!(
+        err(&b).starts_with("t.rtrace: byte offset 16: 4294967295 address spaces and 0 files declared; at most 65536"),
+        "{}",
+        err(&b)
+    );
     let mut b = good.clone();
     b[24..28].copy_from_slice(&((MAX_TOTAL_PAGES + 1) as u32).to_le_bytes());
-    assert_eq!(err(&b), format!("t.rtrace: byte offset 24: declaration 0: {} pages declared in all; at most {MAX_TOTAL_PAGES}", MAX_TOTAL_PAGES + 1));
+    assert_eq!(
+        err(&b),
+        format!(
+            "t.rtrace: byte offset 24: declaration 0: {} pages declared in all; at most {MAX_TOTAL_PAGES}",
+            MAX_TOTAL_PAGES + 1
+        )
+    );
     let mut b = good.clone();
     b[28..30].copy_from_slice(&60000u16.to_le_bytes());
     assert_eq!(err(&b), "t.rtrace: byte offset 28: declaration 0: name of 60000 bytes; at most 4096");
     // Truncated record, and a trace cut at a record boundary (no end record).
-    assert_eq!(err(&good[..body + 17]), format!("t.rtrace: byte offset {}: truncated record 1: 5 of 12 bytes", body + 12));
-    assert_eq!(err(&good[..body + 24]), format!("t.rtrace: byte offset {}: trace ends after 2 records without an end record: truncated", body + 24));
+    assert_eq!(
+        err(&good[..body + 17]),
+        format!("t.rtrace: byte offset {}: truncated record 1: 5 of 12 bytes", body + 12)
+    );
+    assert_eq!(
+        err(&good[..body + 24]),
+        format!("t.rtrace: byte offset {}: trace ends after 2 records without an end record: truncated", body + 24)
+    );
     // A record outside the declarations, an unknown kind, a wrong end count, trailing data.
     let mut b = good.clone();
     b[body + 12 + 4..body + 12 + 8].copy_from_slice(&10u32.to_le_bytes());
-    assert_eq!(err(&b), format!("t.rtrace: byte offset {}: record 1: address space 0: pages 10..11 exceed its declared 10 pages", body + 12));
+    assert_eq!(
+        err(&b),
+        format!(
+            "t.rtrace: byte offset {}: record 1: address space 0: pages 10..11 exceed its declared 10 pages",
+            body + 12
+        )
+    );
     let mut b = good.clone();
     b[body + 2] = 1;
-    assert_eq!(err(&b), format!("t.rtrace: byte offset {body}: record 0: address space 1 is not declared (1 declared)"));
+    assert_eq!(
+        err(&b),
+        format!("t.rtrace: byte offset {body}: record 0: address space 1 is not declared (1 declared)")
+    );
     let mut b = good.clone();
     b[body] = 0x42;
     assert_eq!(err(&b), format!("t.rtrace: byte offset {body}: record 0: unknown record kind 0x42"));
@@ -125,7 +166,8 @@ fn malformed_binary_input_names_the_byte_offset() {
 fn truncated_compressed_body_is_an_error_not_a_panic() {
     let mut h = Header::new(vec![Decl { name: "a".into(), pages: 1000 }], Vec::new());
     h.compressed = true;
-    let recs: Vec<Record> = (0..5000).map(|i| Record::at0(Event::Access { space: 0, page: (i * 7919) % 1000, write: false })).collect();
+    let recs: Vec<Record> =
+        (0..5000).map(|i| Record::at0(Event::Access { space: 0, page: (i * 7919) % 1000, write: false })).collect();
     let bytes = write(&h, &recs);
     let e = read(&bytes[..bytes.len() - 10]).unwrap_err().to_string();
     assert!(e.starts_with("t.rtrace: byte offset "), "{e}");
@@ -142,10 +184,26 @@ fn writer_rejects_records_outside_the_declarations() {
 fn arb_record() -> impl Strategy<Value = Record> {
     let ev = prop_oneof![
         (0u16..1, 0u32..100, any::<bool>()).prop_map(|(space, page, write)| Event::Access { space, page, write }),
-        (0u16..2, 0u32..7, 1u32..7).prop_map(|(file, page, pages)| Event::FileRead { file, page: page.min(7 - pages), pages }),
-        (0u16..2, 0u32..7, 1u32..7).prop_map(|(file, page, pages)| Event::FileWrite { file, page: page.min(7 - pages), pages }),
-        (0u16..2, 0u32..7, 1u32..7).prop_map(|(file, page, pages)| Event::Mmap { file, page: page.min(7 - pages), pages }),
-        (0u16..2, 0u32..7, 1u32..7).prop_map(|(file, page, pages)| Event::Munmap { file, page: page.min(7 - pages), pages }),
+        (0u16..2, 0u32..7, 1u32..7).prop_map(|(file, page, pages)| Event::FileRead {
+            file,
+            page: page.min(7 - pages),
+            pages
+        }),
+        (0u16..2, 0u32..7, 1u32..7).prop_map(|(file, page, pages)| Event::FileWrite {
+            file,
+            page: page.min(7 - pages),
+            pages
+        }),
+        (0u16..2, 0u32..7, 1u32..7).prop_map(|(file, page, pages)| Event::Mmap {
+            file,
+            page: page.min(7 - pages),
+            pages
+        }),
+        (0u16..2, 0u32..7, 1u32..7).prop_map(|(file, page, pages)| Event::Munmap {
+            file,
+            page: page.min(7 - pages),
+            pages
+        }),
         Just(Event::Exit),
     ];
     (ev, any::<u64>()).prop_map(|(event, time_ns)| Record { event, time_ns })

@@ -119,7 +119,11 @@ fn long_sequences_match_the_naive_models_through_compaction() {
         .map(|_| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let r = (x >> 33) as u32;
-            if r & 3 == 0 { r % 700 } else { r % 60 }
+            if r & 3 == 0 {
+                r % 700
+            } else {
+                r % 60
+            }
         })
         .collect();
     let sizes = [1u64, 10, 50, 100, 300, 700];
@@ -159,7 +163,8 @@ proptest! {
 fn lirs_multi1_min_matches_the_naive_scan_ahead() {
     // The LIRS paper's multi1 trace (tests/fixtures): our one-pass MIN against
     // the scan-ahead definition at the sizes `run --trace` tests use.
-    let gz = std::fs::File::open(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/lirs-multi1.trace.gz")).unwrap();
+    let gz =
+        std::fs::File::open(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/lirs-multi1.trace.gz")).unwrap();
     let mut text = String::new();
     std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text).unwrap();
     let ids: Vec<u32> = text.lines().filter(|l| *l != "*").map(|l| l.trim().parse().unwrap()).collect();

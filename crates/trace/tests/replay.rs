@@ -28,7 +28,13 @@ fn trace_bytes(truncate: usize) -> Vec<u8> {
     for p in 0..10 {
         w.write(&Record::at0(Event::Access { space: 0, page: p, write: p % 2 == 0 })).unwrap();
     }
-    for e in [Event::Mmap { file: 0, page: 0, pages: 5 }, Event::FileRead { file: 0, page: 1, pages: 4 }, Event::FileWrite { file: 0, page: 0, pages: 2 }, Event::Access { space: 0, page: 0, write: false }, Event::Exit] {
+    for e in [
+        Event::Mmap { file: 0, page: 0, pages: 5 },
+        Event::FileRead { file: 0, page: 1, pages: 4 },
+        Event::FileWrite { file: 0, page: 0, pages: 2 },
+        Event::Access { space: 0, page: 0, write: false },
+        Event::Exit,
+    ] {
         w.write(&Record::at0(e)).unwrap();
     }
     let mut b = w.finish().unwrap();
@@ -75,7 +81,10 @@ fn a_bad_record_mid_run_stops_the_replay_with_a_located_error() {
     let st = status.borrow();
     assert!(!st.finished);
     // Header: 24 bytes + two declarations of 7; 15 whole records of 12 bytes.
-    assert_eq!(st.error.as_ref().unwrap().to_string(), "cut.rtrace: byte offset 218: truncated record 15: 7 of 12 bytes");
+    assert_eq!(
+        st.error.as_ref().unwrap().to_string(),
+        "cut.rtrace: byte offset 218: truncated record 15: 7 of 12 bytes"
+    );
 }
 
 #[test]
@@ -83,5 +92,8 @@ fn page_size_must_match_the_simulator() {
     let mut h = Header::new(vec![Decl { name: "p".into(), pages: 1 }], Vec::new());
     h.page_size = 8192;
     let mut b = SimBuilder::new(Config::default()).unwrap();
-    assert_eq!(install(&mut b, &h).unwrap_err(), "trace pages are 8192 bytes but the simulator's are 4096; convert with --page-size 4096");
+    assert_eq!(
+        install(&mut b, &h).unwrap_err(),
+        "trace pages are 8192 bytes but the simulator's are 4096; convert with --page-size 4096"
+    );
 }

@@ -31,7 +31,11 @@ pub(crate) fn build_tabs(c: &mut Ctx) -> Result<(), SpecError> {
     for t in 0..threads {
         let mine = ntabs / threads as u32 + ((t as u32) < ntabs % threads as u32) as u32;
         let tabs: Vec<Tab> = (0..mine)
-            .map(|_| Tab { heap: c.builder.add_anon_region(heap), heap_pages: heap, exe: c.builder.map_file(exe_file, 0, exe_pages, true) })
+            .map(|_| Tab {
+                heap: c.builder.add_anon_region(heap),
+                heap_pages: heap,
+                exe: c.builder.map_file(exe_file, 0, exe_pages, true),
+            })
             .collect();
         let params = TabsParams {
             hot_pages,
@@ -90,7 +94,16 @@ pub(crate) fn build_shared_anon(c: &mut Ctx) -> Result<(), SpecError> {
     let maps: Vec<_> = (0..procs).map(|_| c.builder.map_file(file, 0, pages, false)).collect();
     // Every process touches the same pages (offsets multiple of `stride`), uniformly.
     let sampler = Rc::new(Sampler::Uniform(pages.div_ceil(stride)));
-    c.spawn(procs, |t| vec![Phase::Random { target: Target::Mem(maps[t as usize]), sampler: sampler.clone(), stride, ops, write: false, think_ns: 0 }])
+    c.spawn(procs, |t| {
+        vec![Phase::Random {
+            target: Target::Mem(maps[t as usize]),
+            sampler: sampler.clone(),
+            stride,
+            ops,
+            write: false,
+            think_ns: 0,
+        }]
+    })
 }
 
 /// `lru-gen`: `count` writes of `cmds`, from `start_ms` every `every_ms`.

@@ -52,7 +52,17 @@ pub struct Ebizzy {
 impl Ebizzy {
     /// A thread of the given shape; `sampler` draws chunk indices.
     pub fn new(shape: EbizzyShape, sampler: Rc<Sampler>, rng: SimRng) -> Ebizzy {
-        Ebizzy { shape, sampler, rng, filled: 0, reads_left: shape.reads, chunk_start: 0, chunk_len: 0, pos: 0, store_pending: false }
+        Ebizzy {
+            shape,
+            sampler,
+            rng,
+            filled: 0,
+            reads_left: shape.reads,
+            chunk_start: 0,
+            chunk_len: 0,
+            pos: 0,
+            store_pending: false,
+        }
     }
 }
 

@@ -106,7 +106,11 @@ mod tests {
         let (a, b) = (FileId(0), FileId(1));
         assert_eq!(
             steps(&mut FileCopy::new(None, b, 2)),
-            vec![Step::Access(Access::FileWrite { file: b, page: 0 }), Step::Access(Access::FileWrite { file: b, page: 1 }), Step::Done]
+            vec![
+                Step::Access(Access::FileWrite { file: b, page: 0 }),
+                Step::Access(Access::FileWrite { file: b, page: 1 }),
+                Step::Done
+            ]
         );
         assert_eq!(
             steps(&mut FileCopy::new(Some(a), b, 2)),
@@ -124,9 +128,17 @@ mod tests {
     fn memcache_fills_then_serves_with_service_time() {
         let r = RegionId(0);
         let s = steps(&mut MemcacheTest::new(r, 2, 3, 100, 7, SimRng::new(1, 0)));
-        assert_eq!(s[..2], [Step::Access(Access::Mem { region: r, page: 0, write: true }), Step::Access(Access::Mem { region: r, page: 1, write: true })]);
+        assert_eq!(
+            s[..2],
+            [
+                Step::Access(Access::Mem { region: r, page: 0, write: true }),
+                Step::Access(Access::Mem { region: r, page: 1, write: true })
+            ]
+        );
         assert_eq!(s.len(), 2 + 3 * 2 + 1);
-        assert!(s[2..8].chunks(2).all(|c| c[0] == Step::Think(7) && matches!(c[1], Step::Access(Access::Mem { write: true, .. }))));
+        assert!(s[2..8]
+            .chunks(2)
+            .all(|c| c[0] == Step::Think(7) && matches!(c[1], Step::Access(Access::Mem { write: true, .. }))));
         let gets = steps(&mut MemcacheTest::new(r, 4, 50, 0, 0, SimRng::new(1, 0)));
         assert!(gets[4..54].iter().all(|s| matches!(s, Step::Access(Access::Mem { write: false, .. }))));
     }

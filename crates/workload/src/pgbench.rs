@@ -169,8 +169,25 @@ const HISTORY_ROWS_PER_PAGE: u64 = 80;
 
 impl PgClient {
     /// A client running `txns` transactions; `prelude` is written once before them.
-    pub fn new(layout: PgLayout, pool: Rc<RefCell<BufferPool>>, tail: Rc<RefCell<(u64, u64)>>, txns: u64, prelude: Prelude, rng: SimRng) -> PgClient {
-        PgClient { layout, pool, tail, rng, txns_left: txns, steps: Vec::with_capacity(32), pos: 0, prelude, prelude_pos: 0 }
+    pub fn new(
+        layout: PgLayout,
+        pool: Rc<RefCell<BufferPool>>,
+        tail: Rc<RefCell<(u64, u64)>>,
+        txns: u64,
+        prelude: Prelude,
+        rng: SimRng,
+    ) -> PgClient {
+        PgClient {
+            layout,
+            pool,
+            tail,
+            rng,
+            txns_left: txns,
+            steps: Vec::with_capacity(32),
+            pos: 0,
+            prelude,
+            prelude_pos: 0,
+        }
     }
 
     /// Appends the steps of one access to block `block` (of `file`, page `page`) through the pool.
@@ -320,7 +337,9 @@ mod tests {
         let mut c = PgClient::new(l, pool.clone(), tail.clone(), 2, Prelude::default(), SimRng::new(1, 0));
         let t1 = run_txn(&mut c);
         let reads = |t: &[Step]| t.iter().filter(|s| matches!(s, Step::Access(Access::FileRead { .. }))).count();
-        let wal = |t: &[Step]| t.iter().filter(|s| matches!(s, Step::Access(Access::FileWrite { file: FileId(2), .. }))).count();
+        let wal = |t: &[Step]| {
+            t.iter().filter(|s| matches!(s, Step::Access(Access::FileWrite { file: FileId(2), .. }))).count()
+        };
         // Root, internal, leaf, heap, teller, branch read from the file; the new history page is not.
         assert_eq!(reads(&t1), 6);
         // 6000 WAL bytes from offset 0 cover pages 0 and 1.

@@ -147,7 +147,15 @@ mod tests {
         let m = |page| Step::Access(Access::Mem { region: r, page, write: true });
         assert_eq!(
             steps,
-            vec![m(2), m(3), m(2), m(3), Step::Think(5), Step::Access(Access::FileRead { file: FileId(1), page: 0 }), Step::Done]
+            vec![
+                m(2),
+                m(3),
+                m(2),
+                m(3),
+                Step::Think(5),
+                Step::Access(Access::FileRead { file: FileId(1), page: 0 }),
+                Step::Done
+            ]
         );
     }
 }

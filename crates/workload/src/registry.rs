@@ -245,7 +245,12 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn bad(&self, key: &str, expected: impl Into<String>) -> SpecError {
-        SpecError::BadValue { workload: self.workload.name.into(), key: key.into(), value: self.raw(key).into(), expected: expected.into() }
+        SpecError::BadValue {
+            workload: self.workload.name.into(),
+            key: key.into(),
+            value: self.raw(key).into(),
+            expected: expected.into(),
+        }
     }
 
     /// A size in pages.
@@ -285,7 +290,11 @@ impl Ctx<'_> {
 
     pub(crate) fn choice(&self, key: &str, options: &[&'static str]) -> Result<&'static str, SpecError> {
         let v = self.raw(key);
-        options.iter().copied().find(|o| *o == v).ok_or_else(|| self.bad(key, format!("one of: {}", options.join(", "))))
+        options
+            .iter()
+            .copied()
+            .find(|o| *o == v)
+            .ok_or_else(|| self.bad(key, format!("one of: {}", options.join(", "))))
     }
 
     pub(crate) fn rng(&self, stream: u64) -> SimRng {
@@ -322,7 +331,8 @@ impl Ctx<'_> {
     /// Adds thread `t` running `program` after the start delay.
     fn add_program_after_start(&mut self, t: u64, program: Box<dyn engine::Program>) -> Result<(), SpecError> {
         let start_ns = self.int("start_ms", 0, 1 << 40)? * 1_000_000;
-        let program: Box<dyn engine::Program> = if start_ns > 0 { Box::new(Delayed { delay: Some(start_ns), inner: program }) } else { program };
+        let program: Box<dyn engine::Program> =
+            if start_ns > 0 { Box::new(Delayed { delay: Some(start_ns), inner: program }) } else { program };
         self.add_program(t, program);
         Ok(())
     }
@@ -428,7 +438,8 @@ fn build_hotcold(c: &mut Ctx) -> Result<(), SpecError> {
     let step = c.pages("step")?.min(cold);
     let activate = c.int("activate", 0, 1000)? as u32;
     let rounds = c.int("rounds", 0, 1 << 20)? as u32;
-    let (rc, r1, r2) = (c.builder.add_anon_region(cold), c.builder.add_anon_region(hot1), c.builder.add_anon_region(hot2));
+    let (rc, r1, r2) =
+        (c.builder.add_anon_region(cold), c.builder.add_anon_region(hot1), c.builder.add_anon_region(hot2));
     let (tc, t1, t2) = (Target::Mem(rc), Target::Mem(r1), Target::Mem(r2));
     c.spawn(1, |_| {
         // Seed 004: 1. allocate cold; 2. allocate hot-1; 3. activate hot-1;
@@ -536,8 +547,21 @@ fn build_pgbench(c: &mut Ctx) -> Result<(), SpecError> {
     let history_pages = (clients * txns).div_ceil(80).clamp(1, 1 << 31) as u32;
     let idle_region = c.builder.add_anon_region(idle);
     let buffers = c.builder.add_anon_region(nr_buffers);
-    let (db, history, wal) = (c.builder.add_file(db_pages), c.builder.add_file(history_pages), c.builder.add_file(wal_pages));
-    let layout = PgLayout { db, db_pages, history, history_pages, wal, wal_pages, buffers, nr_buffers, wal_bytes, cpu_ns, index_permille };
+    let (db, history, wal) =
+        (c.builder.add_file(db_pages), c.builder.add_file(history_pages), c.builder.add_file(wal_pages));
+    let layout = PgLayout {
+        db,
+        db_pages,
+        history,
+        history_pages,
+        wal,
+        wal_pages,
+        buffers,
+        nr_buffers,
+        wal_bytes,
+        cpu_ns,
+        index_permille,
+    };
     let pool = Rc::new(RefCell::new(BufferPool::new(nr_buffers, pgbench::pool_blocks(&layout))));
     let tail = Rc::new(RefCell::new((0, 0)));
     let init = c.int("init", 0, 1)? == 1;
@@ -557,7 +581,12 @@ fn build_pgbench(c: &mut Ctx) -> Result<(), SpecError> {
 
 /// Adds workload `spec` (the `index`-th of the run) to `builder`. Returns the
 /// specification with every parameter resolved, for the run's configuration.
-pub fn add_workload(builder: &mut SimBuilder, spec: &WorkloadSpec, seed: u64, index: u64) -> Result<WorkloadSpec, SpecError> {
+pub fn add_workload(
+    builder: &mut SimBuilder,
+    spec: &WorkloadSpec,
+    seed: u64,
+    index: u64,
+) -> Result<WorkloadSpec, SpecError> {
     let workload = WORKLOADS.iter().find(|w| w.name == spec.name).ok_or_else(|| SpecError::UnknownWorkload {
         name: spec.name.clone(),
         valid: WORKLOADS.iter().map(|w| w.name).collect(),

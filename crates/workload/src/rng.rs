@@ -43,7 +43,7 @@ impl SimRng {
     /// A uniform integer in `0..n` (Lemire's multiply-high; bias below 2^-32 for n < 2^32).
     #[inline]
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as u32
+        (((self.next_u64() >> 32) * n as u64) >> 32) as u32
     }
 }
 
@@ -53,14 +53,18 @@ mod tests {
 
     #[test]
     fn streams_differ_and_repeat() {
-        let a: Vec<u64> = (0..4).map({
-            let mut r = SimRng::new(1, 0);
-            move |_| r.next_u64()
-        }).collect();
-        let b: Vec<u64> = (0..4).map({
-            let mut r = SimRng::new(1, 0);
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = SimRng::new(1, 0);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = SimRng::new(1, 0);
+                move |_| r.next_u64()
+            })
+            .collect();
         let c = SimRng::new(1, 1).next_u64();
         assert_eq!(a, b);
         assert_ne!(a[0], c);

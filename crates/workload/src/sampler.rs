@@ -85,7 +85,7 @@ impl Sampler {
             Sampler::Uniform(n) => rng.below(*n),
             Sampler::Zipf(t) => {
                 let r = rng.next_u64();
-                let col = ((r >> 32) * t.keep.len() as u64 >> 32) as usize;
+                let col = (((r >> 32) * t.keep.len() as u64) >> 32) as usize;
                 if (r as u32) < t.threshold[col] {
                     t.keep[col]
                 } else {

@@ -43,7 +43,9 @@ pub enum SpecError {
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SpecError::UnknownWorkload { name, valid } => write!(f, "unknown workload `{name}`; valid workloads: {}", valid.join(", ")),
+            SpecError::UnknownWorkload { name, valid } => {
+                write!(f, "unknown workload `{name}`; valid workloads: {}", valid.join(", "))
+            }
             SpecError::UnknownParam { workload, key, valid } => {
                 write!(f, "workload `{workload}` has no parameter `{key}`; valid parameters: {}", valid.join(", "))
             }

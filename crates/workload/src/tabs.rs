@@ -88,7 +88,18 @@ impl TabsProgram {
     /// A browser over `tabs`, all loaded first in order.
     pub fn new(tabs: Vec<Tab>, p: TabsParams, rng: SimRng) -> TabsProgram {
         let n = tabs.len();
-        TabsProgram { rank: (0..n).collect(), loading: (0..n).rev().collect(), tabs, p, rng, load_pos: 0, visits_done: 0, current: 0, left_in_visit: 0, started: false }
+        TabsProgram {
+            rank: (0..n).collect(),
+            loading: (0..n).rev().collect(),
+            tabs,
+            p,
+            rng,
+            load_pos: 0,
+            visits_done: 0,
+            current: 0,
+            left_in_visit: 0,
+            started: false,
+        }
     }
 
     fn pick_rank(&mut self) -> usize {
@@ -173,7 +184,8 @@ mod tests {
 
     #[test]
     fn loads_every_tab_then_visits_and_churns() {
-        let tabs: Vec<Tab> = (0..3).map(|i| Tab { heap: RegionId(2 * i), heap_pages: 4, exe: RegionId(2 * i + 1) }).collect();
+        let tabs: Vec<Tab> =
+            (0..3).map(|i| Tab { heap: RegionId(2 * i), heap_pages: 4, exe: RegionId(2 * i + 1) }).collect();
         let p = TabsParams {
             hot_pages: 2,
             exe_sampler: Rc::new(Sampler::Uniform(8)),

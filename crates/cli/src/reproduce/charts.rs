@@ -19,7 +19,13 @@ const FONT: &str = "sans-serif";
 static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
 /// Line colours, one per run (matplotlib's first five).
-const PALETTE: [RGBColor; 5] = [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(214, 39, 40), RGBColor(148, 103, 189)];
+const PALETTE: [RGBColor; 5] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+];
 const SEED_GREY: RGBColor = RGBColor(150, 150, 150);
 const GRID: RGBColor = RGBColor(230, 230, 230);
 
@@ -113,8 +119,16 @@ pub fn change_chart(path: &Path, seed: &str, t: &Table) -> Result<()> {
     let (first, last) = (t.variants.first().map_or("", String::as_str), t.variants.last().map_or("", String::as_str));
     write_png(path, HEADER + 70 + ROW * n as u32, |root| {
         let (top, plot) = root.split_vertically(HEADER);
-        let keys = [Key { text: "seed document", colour: SEED_GREY, boxed: true }, Key { text: "reclaimsim", colour: PALETTE[0], boxed: true }];
-        header(&top, &format!("{seed}: {}", short_title(&t.title)), &format!("relative change from {first} to {last}"), &keys)?;
+        let keys = [
+            Key { text: "seed document", colour: SEED_GREY, boxed: true },
+            Key { text: "reclaimsim", colour: PALETTE[0], boxed: true },
+        ];
+        header(
+            &top,
+            &format!("{seed}: {}", short_title(&t.title)),
+            &format!("relative change from {first} to {last}"),
+            &keys,
+        )?;
         let mut chart = ChartBuilder::on(&plot)
             .margin_left(10)
             .margin_right(30)
@@ -142,12 +156,19 @@ pub fn change_chart(path: &Path, seed: &str, t: &Table) -> Result<()> {
             let style = (FONT, 15).into_font().color(&BLACK).pos(Pos::new(HPos::Right, VPos::Center));
             root.draw(&Text::new(m.name.clone(), (px - 10, py), style))?;
             let seed_vals: Option<Vec<f64>> = m.seed.iter().copied().collect();
-            let bars = [(seed_vals.as_deref().and_then(Metric::change), SEED_GREY, y + 0.04), (Metric::change(&m.ours), PALETTE[0], y - 0.36)];
+            let bars = [
+                (seed_vals.as_deref().and_then(Metric::change), SEED_GREY, y + 0.04),
+                (Metric::change(&m.ours), PALETTE[0], y - 0.36),
+            ];
             for (change, colour, y0) in bars {
                 let label_y = y0 + 0.16;
                 let Some(c) = change else {
                     let style = (FONT, 13).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
-                    chart.plotting_area().draw(&Text::new("n/a (first value 0 or not given)", (2.0, label_y), style))?;
+                    chart.plotting_area().draw(&Text::new(
+                        "n/a (first value 0 or not given)",
+                        (2.0, label_y),
+                        style,
+                    ))?;
                     continue;
                 };
                 let w = (c * 100.0).clamp(-100.0, 100.0);
@@ -174,9 +195,24 @@ struct Panel {
 const MIB_PER_PAGE: f64 = mm::PAGE_SIZE as f64 / (1024.0 * 1024.0);
 
 const PANELS: [Panel; 5] = [
-    Panel { title: "Free memory (nr_free_pages)", unit: "MiB", columns: &[("nr_free_pages", false)], scale: MIB_PER_PAGE },
-    Panel { title: "Anon LRU: active (solid), inactive (dashed)", unit: "MiB", columns: &[("nr_active_anon", false), ("nr_inactive_anon", true)], scale: MIB_PER_PAGE },
-    Panel { title: "File LRU: active (solid), inactive (dashed)", unit: "MiB", columns: &[("nr_active_file", false), ("nr_inactive_file", true)], scale: MIB_PER_PAGE },
+    Panel {
+        title: "Free memory (nr_free_pages)",
+        unit: "MiB",
+        columns: &[("nr_free_pages", false)],
+        scale: MIB_PER_PAGE,
+    },
+    Panel {
+        title: "Anon LRU: active (solid), inactive (dashed)",
+        unit: "MiB",
+        columns: &[("nr_active_anon", false), ("nr_inactive_anon", true)],
+        scale: MIB_PER_PAGE,
+    },
+    Panel {
+        title: "File LRU: active (solid), inactive (dashed)",
+        unit: "MiB",
+        columns: &[("nr_active_file", false), ("nr_inactive_file", true)],
+        scale: MIB_PER_PAGE,
+    },
     Panel {
         title: "Refaults since start: file (solid), anon (dashed)",
         unit: "pages",
@@ -184,7 +220,12 @@ const PANELS: [Panel; 5] = [
         scale: 1.0,
     },
     // Kernels before v3.15 (seed 003's) count no refaults: their swap-ins and major faults show the same trouble.
-    Panel { title: "Since start: major faults (solid), swap-ins (dashed)", unit: "pages", columns: &[("pgmajfault", false), ("pswpin", true)], scale: 1.0 },
+    Panel {
+        title: "Since start: major faults (solid), swap-ins (dashed)",
+        unit: "pages",
+        columns: &[("pgmajfault", false), ("pswpin", true)],
+        scale: 1.0,
+    },
 ];
 
 /// Panel height in pixels.
@@ -208,12 +249,18 @@ fn points(run: &SampledRun, col: usize, scale: f64) -> Vec<(f64, f64)> {
 /// Free memory, anon and file LRU sizes, cumulative refaults, major faults and
 /// swap-ins over virtual time, one colour per run (the kernels on the same axes).
 pub fn timeseries_chart(path: &Path, title: &str, runs: &[&SampledRun]) -> Result<()> {
-    let x_max = runs.iter().filter_map(|r| r.series.rows.last()).map(|row| row[0] as f64 / 1e9).fold(0.0, f64::max).max(1e-3);
+    let x_max =
+        runs.iter().filter_map(|r| r.series.rows.last()).map(|row| row[0] as f64 / 1e9).fold(0.0, f64::max).max(1e-3);
     let subtitle = runs.first().map(|r| r.workloads.join("  ")).unwrap_or_default();
-    let subtitle = if subtitle.chars().count() > 125 { subtitle.chars().take(124).collect::<String>() + "…" } else { subtitle };
+    let subtitle =
+        if subtitle.chars().count() > 125 { subtitle.chars().take(124).collect::<String>() + "…" } else { subtitle };
     write_png(path, HEADER + PANEL_HEIGHT * PANELS.len() as u32, |root| {
         let (top, rest) = root.split_vertically(HEADER);
-        let keys: Vec<Key> = runs.iter().enumerate().map(|(i, r)| Key { text: &r.label, colour: PALETTE[i % PALETTE.len()], boxed: false }).collect();
+        let keys: Vec<Key> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Key { text: &r.label, colour: PALETTE[i % PALETTE.len()], boxed: false })
+            .collect();
         header(&top, title, &subtitle, &keys)?;
         for (panel, area) in PANELS.iter().zip(rest.split_evenly((PANELS.len(), 1))) {
             draw_panel(&area, panel, runs, x_max)?;
@@ -266,13 +313,16 @@ mod tests {
 
     #[test]
     fn long_series_are_thinned_keeping_the_last_sample() {
-        let rows: Vec<_> = (1..=1001u64).map(|k| {
-            let mut r = [0u64; COLUMNS.len()];
-            r[0] = k * 10_000_000;
-            r[1] = k;
-            r
-        }).collect();
-        let run = SampledRun { label: "a".into(), workloads: vec![], series: Timeseries { interval_ns: 10_000_000, rows } };
+        let rows: Vec<_> = (1..=1001u64)
+            .map(|k| {
+                let mut r = [0u64; COLUMNS.len()];
+                r[0] = k * 10_000_000;
+                r[1] = k;
+                r
+            })
+            .collect();
+        let run =
+            SampledRun { label: "a".into(), workloads: vec![], series: Timeseries { interval_ns: 10_000_000, rows } };
         let p = points(&run, column("nr_free_pages"), 2.0);
         assert_eq!(p.len(), 335, "every third of 1001 samples, plus the last");
         assert_eq!(p[0], (0.01, 2.0));

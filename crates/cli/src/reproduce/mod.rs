@@ -6,13 +6,13 @@
 //! own figures and the direction the change is expected to move it; the table
 //! says for every metric whether our run agrees.
 
+mod charts;
+mod report;
 mod seed000;
 mod seed001;
 mod seed002;
 mod seed003;
 mod seed004;
-mod charts;
-mod report;
 mod series;
 mod table;
 
@@ -179,16 +179,42 @@ pub struct Entry {
 
 /// Every reproduction.
 pub const ENTRIES: &[Entry] = &[
-    Entry { name: "seed-000", about: "refault-cost balancing: pgbench refaults -54%, tps +30% (v5.7 vs v5.8)", run: seed000::run },
-    Entry { name: "seed-001", about: "VMA swap readahead: ra_hit 52.7% -> 99.98%, throughput +19.9%, latency -37%", run: seed001::run },
-    Entry { name: "seed-002", about: "multi-gen LRU: kswapd CPU -51%, PSI full -52%, direct reclaim p99 -22%, refaults -7% on tabs", run: seed002::run },
-    Entry { name: "seed-003", about: "kswapd disruption: memcachetest beside a large copy, v3.9 vs v3.11 (kswapd efficiency 17% -> 68%)", run: seed003::run },
-    Entry { name: "seed-004", about: "anon workingset: hot/cold swap-ins -21%, ebizzy pswpin down (v5.7 vs v5.9)", run: seed004::run },
+    Entry {
+        name: "seed-000",
+        about: "refault-cost balancing: pgbench refaults -54%, tps +30% (v5.7 vs v5.8)",
+        run: seed000::run,
+    },
+    Entry {
+        name: "seed-001",
+        about: "VMA swap readahead: ra_hit 52.7% -> 99.98%, throughput +19.9%, latency -37%",
+        run: seed001::run,
+    },
+    Entry {
+        name: "seed-002",
+        about: "multi-gen LRU: kswapd CPU -51%, PSI full -52%, direct reclaim p99 -22%, refaults -7% on tabs",
+        run: seed002::run,
+    },
+    Entry {
+        name: "seed-003",
+        about: "kswapd disruption: memcachetest beside a large copy, v3.9 vs v3.11 (kswapd efficiency 17% -> 68%)",
+        run: seed003::run,
+    },
+    Entry {
+        name: "seed-004",
+        about: "anon workingset: hot/cold swap-ins -21%, ebizzy pswpin down (v5.7 vs v5.9)",
+        run: seed004::run,
+    },
 ];
 
 /// Runs one variant, sampled every `timeseries_ns` if given, and returns its report.
 fn run_variant(v: &Variant, rng_seed: u64, timeseries_ns: Option<engine::Nanos>) -> Result<RunReport> {
-    let req = experiment::Request { workloads: v.workloads.clone(), profile: v.profile.clone(), settings: v.settings.clone(), seed: rng_seed, timeseries_ns };
+    let req = experiment::Request {
+        workloads: v.workloads.clone(),
+        profile: v.profile.clone(),
+        settings: v.settings.clone(),
+        seed: rng_seed,
+        timeseries_ns,
+    };
     let (report, _) = runner::execute(runner::prepare_request(&req)?, false)?;
     Ok(report)
 }
@@ -238,7 +264,12 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             Some(e) => vec![e],
             None => {
                 let names: Vec<&str> = ENTRIES.iter().map(|e| e.name).collect();
-                return Err(runner::UsageError(format!("unknown seed `{}`; expected one of: all, {}", args.seed, names.join(", "))).into());
+                return Err(runner::UsageError(format!(
+                    "unknown seed `{}`; expected one of: all, {}",
+                    args.seed,
+                    names.join(", ")
+                ))
+                .into());
             }
         }
     };

@@ -15,7 +15,13 @@ use std::path::Path;
 /// Writes `DIR/reproductions.md`, one `DIR/<seed>-<n>.png` bar chart per table
 /// and one `DIR/<seed>-series-<n>.png` per experiment of a seed's headline runs
 /// (`sampled[i]` holds those of `reproductions[i]`).
-pub fn write_report(dir: &Path, reproductions: &[Reproduction], sampled: &[Vec<SampledRun>], seed: &str, quick: bool) -> Result<()> {
+pub fn write_report(
+    dir: &Path,
+    reproductions: &[Reproduction],
+    sampled: &[Vec<SampledRun>],
+    seed: &str,
+    quick: bool,
+) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut md = String::from("# Seed reproductions\n\n");
     let _ = writeln!(

@@ -11,19 +11,23 @@ use engine::RunReport;
 fn parallelio(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str, finding: &str) -> Result<Table> {
     // The seed's sizes (0M, 769M, 2565M, 4361M) as fractions of memory, the largest = 1x.
     const SIZES: [(&str, f64); 4] = [("0M", 0.0), ("769M", 0.176), ("2565M", 0.588), ("4361M", 1.0)];
-    const SEED_OPS: [[f64; 2]; 4] = [[84805.85, 84852.31], [84273.56, 85160.52], [85792.43, 85967.59], [86212.90, 86891.87]];
-    const SEED_SWAPIN: [[f64; 2]; 4] = [[291429.67, 290184.67], [294641.33, 247553.33], [224398.67, 199541.33], [188710.67, 155103.67]];
+    const SEED_OPS: [[f64; 2]; 4] =
+        [[84805.85, 84852.31], [84273.56, 85160.52], [85792.43, 85967.59], [86212.90, 86891.87]];
+    const SEED_SWAPIN: [[f64; 2]; 4] =
+        [[291429.67, 290184.67], [294641.33, 247553.33], [224398.67, 199541.33], [188710.67, 155103.67]];
     let (memory, ops) = if args.quick { ("128M", "300000") } else { ("256M", "1000000") };
     let mut variants = Vec::new();
     for (_, frac) in SIZES {
         for (label, profile) in [("vanilla", vanilla), ("lrucost", lrucost)] {
             // The seed's memcachetest alone swaps (290k swap-ins without IO): its store
             // plus the idle anon exceed memory.
-            let mut workloads = vec![format!("memcachetest:size=0.9x,ops={ops}"), "anon:size=0.15x,pattern=idle".into()];
+            let mut workloads =
+                vec![format!("memcachetest:size=0.9x,ops={ops}"), "anon:size=0.15x,pattern=idle".into()];
             if frac > 0.0 {
                 workloads.push(format!("parallelio:size={frac}x,start_ms=100"));
             }
-            let settings = vec![format!("memory={memory}"), "swap=hdd:1G".into(), "fs=hdd".into(), "vm.swappiness=60".into()];
+            let settings =
+                vec![format!("memory={memory}"), "swap=hdd:1G".into(), "fs=hdd".into(), "vm.swappiness=60".into()];
             variants.push(Variant { label: label.into(), profile: profile.into(), settings, workloads });
         }
     }
@@ -32,10 +36,20 @@ fn parallelio(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &
     for (i, pair) in reports.chunks(2).enumerate() {
         let size = SIZES[i].0;
         let ops: Vec<f64> = pair.iter().map(|r| ops_per_sec_of(r, "memcachetest")).collect();
-        metrics.push(Metric { name: format!("memcachetest-{size} ops/s"), seed: SEED_OPS[i].map(Some).to_vec(), ours: ops, expect: Expect::NoWorse(0.05) });
+        metrics.push(Metric {
+            name: format!("memcachetest-{size} ops/s"),
+            seed: SEED_OPS[i].map(Some).to_vec(),
+            ours: ops,
+            expect: Expect::NoWorse(0.05),
+        });
         let swapin = counter(pair, "pswpin");
         let expect = if i == 0 { Expect::Same(0.05) } else { Expect::Lower };
-        metrics.push(Metric { name: format!("swapin-{size}"), seed: SEED_SWAPIN[i].map(Some).to_vec(), ours: swapin, expect });
+        metrics.push(Metric {
+            name: format!("swapin-{size}"),
+            seed: SEED_SWAPIN[i].map(Some).to_vec(),
+            ours: swapin,
+            expect,
+        });
     }
     Ok(Table {
         title: format!("parallelio, {kernels}: memcachetest beside background writes, swappiness 60 ({memory} memory, hdd)"),
@@ -113,7 +127,8 @@ impl Window<'_> {
 fn pgbench(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str) -> Result<Table> {
     // Full: the seed's own 7G machine (the anon LRU's inactive ratio depends on
     // absolute size). Per client: warm-up transactions, then about an hour's worth.
-    let (memory, swap, warm, hour) = if args.quick { ("3G", "ssd:4G", 140_000, 8_000) } else { ("7G", "ssd:8G", 320_000, 26_000) };
+    let (memory, swap, warm, hour) =
+        if args.quick { ("3G", "ssd:4G", 140_000, 8_000) } else { ("7G", "ssd:8G", 320_000, 26_000) };
     let variant = |label: &str, profile: &str, txns: u64| Variant {
         label: label.into(),
         profile: profile.into(),
@@ -129,7 +144,12 @@ fn pgbench(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str
     let reports = run_variants(&variants, args.rng_seed)?;
     let windows: Vec<Window> = reports.chunks(2).map(|p| Window { warm: &p[0], full: &p[1] }).collect();
     let per = |f: &dyn Fn(&Window) -> f64| windows.iter().map(f).collect::<Vec<f64>>();
-    let metric = |name: &str, seed: [f64; 2], ours: Vec<f64>, expect| Metric { name: name.into(), seed: seed.map(Some).to_vec(), ours, expect };
+    let metric = |name: &str, seed: [f64; 2], ours: Vec<f64>, expect| Metric {
+        name: name.into(),
+        seed: seed.map(Some).to_vec(),
+        ours,
+        expect,
+    };
     let refaults = per(&|w| w.counter("workingset_refault_file") + w.counter("workingset_refault_anon"));
     let metrics = vec![
         metric("tps", [80.65, 104.99], per(&|w| w.tps()), Expect::Higher),
@@ -138,7 +158,12 @@ fn pgbench(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str
         metric("pgscan_file", [364444.0, 27706.0], per(&|w| w.counter("pgscan_file")), Expect::Lower),
         metric("pswpout", [3149.0, 86932.0], per(&|w| w.counter("pswpout")), Expect::Higher),
         metric("pswpin", [313.0, 503.0], per(&|w| w.counter("pswpin")), Expect::Higher),
-        metric("workingset_refault_file", [222486.0, 101041.0], per(&|w| w.counter("workingset_refault_file")), Expect::Lower),
+        metric(
+            "workingset_refault_file",
+            [222486.0, 101041.0],
+            per(&|w| w.counter("workingset_refault_file")),
+            Expect::Lower,
+        ),
         metric("total refaults", [222799.0, 101544.0], refaults, Expect::Lower),
     ];
     // Not in the seed's table: refaults of pages that had been active, the only

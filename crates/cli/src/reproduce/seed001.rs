@@ -42,7 +42,12 @@ fn combined_variants(args: &ReproduceArgs, swap: &str, kernels: &[(&str, &str)])
         .map(|(label, knob)| Variant {
             label: label.to_string(),
             profile: "v6.2".into(),
-            settings: vec![format!("memory={memory}"), format!("swap={swap}"), knob.to_string(), format!("time_limit={limit}")],
+            settings: vec![
+                format!("memory={memory}"),
+                format!("swap={swap}"),
+                knob.to_string(),
+                format!("time_limit={limit}"),
+            ],
             workloads: vec!["vmscale-seq:rounds=100000".into(), "vmscale-rand:ops=1000000000,think_ns=2000".into()],
         })
         .collect()
@@ -51,14 +56,23 @@ fn combined_variants(args: &ReproduceArgs, swap: &str, kernels: &[(&str, &str)])
 fn combined(args: &ReproduceArgs) -> Result<Table> {
     let variants = combined_variants(args, "nvme:4G", &KERNELS);
     let reports = run_variants(&variants, args.rng_seed)?;
-    let seq = |f: &dyn Fn(&engine::ThreadReport) -> f64| reports.iter().map(|r| mean_of(r, "vmscale-seq", f)).collect::<Vec<f64>>();
+    let seq = |f: &dyn Fn(&engine::ThreadReport) -> f64| {
+        reports.iter().map(|r| mean_of(r, "vmscale-seq", f)).collect::<Vec<f64>>()
+    };
     let throughput: Vec<f64> = reports.iter().map(seq_kb_per_sec).collect();
     let mut metrics = vec![
         metric("throughput KB/s", SEED_THROUGHPUT, throughput, Expect::Higher),
         metric("latency.average us", SEED_LATENCY, seq(&|t| t.latency_mean_ns / 1e3), Expect::Lower),
     ];
-    let seed_pct: [(usize, [f64; 2]); 7] =
-        [(0, [2.0, 1.0]), (1, [2.0, 1.0]), (2, [98.0, 2.0]), (3, [160.0, 2.0]), (4, [260.0, 217.0]), (5, [346.0, 369.0]), (6, [1340.0, 1090.0])];
+    let seed_pct: [(usize, [f64; 2]); 7] = [
+        (0, [2.0, 1.0]),
+        (1, [2.0, 1.0]),
+        (2, [98.0, 2.0]),
+        (3, [160.0, 2.0]),
+        (4, [260.0, 217.0]),
+        (5, [346.0, 369.0]),
+        (6, [1340.0, 1090.0]),
+    ];
     for (i, seed) in seed_pct {
         let p = engine::report::LATENCY_PERCENTILES[i];
         let expect = if seed[1] > seed[0] { Expect::Higher } else { Expect::Lower };
@@ -99,7 +113,8 @@ fn fault_bound_note(throughput: &[f64], latency: &[f64]) -> String {
 }
 
 fn hdd(args: &ReproduceArgs) -> Result<Table> {
-    let variants = combined_variants(args, "hdd:4G", &[("vma (forced)", "swap_ra=vma"), ("cluster (kernel)", "swap_ra=kernel")]);
+    let variants =
+        combined_variants(args, "hdd:4G", &[("vma (forced)", "swap_ra=vma"), ("cluster (kernel)", "swap_ra=kernel")]);
     let reports = run_variants(&variants, args.rng_seed)?;
     let throughput: Vec<f64> = reports.iter().map(seq_kb_per_sec).collect();
     Ok(Table {

@@ -8,7 +8,7 @@
 //! direct reclaim 71% vs 47% of CPU). The seed gives relative figures only for
 //! the tabs case, so the seed columns there are an index (classic = 100).
 
-use super::{counter, run_variants, Expect, Metric, Reproduction, ReproduceArgs, Table, Variant};
+use super::{counter, run_variants, Expect, Metric, ReproduceArgs, Reproduction, Table, Variant};
 use anyhow::Result;
 use engine::RunReport;
 
@@ -110,10 +110,16 @@ fn tabs(args: &ReproduceArgs) -> Result<Table> {
 }
 
 fn pagecache(args: &ReproduceArgs) -> Result<Table> {
-    let (mem, w) = if args.quick { ("memory=32M", "pagecache-heavy:ops=150000,passes=1") } else { ("memory=128M", "pagecache-heavy") };
+    let (mem, w) = if args.quick {
+        ("memory=32M", "pagecache-heavy:ops=150000,passes=1")
+    } else {
+        ("memory=128M", "pagecache-heavy")
+    };
     let v = variants(&[w.to_string()], &[mem, "swap=zram:512M"]);
     let r = run_variants(&v, args.rng_seed)?;
-    let refaults = |r: &RunReport| (r.get("workingset_refault_file").unwrap_or(0) + r.get("workingset_refault_anon").unwrap_or(0)) as f64;
+    let refaults = |r: &RunReport| {
+        (r.get("workingset_refault_file").unwrap_or(0) + r.get("workingset_refault_anon").unwrap_or(0)) as f64
+    };
     Ok(Table {
         title: format!("pagecache-heavy ({w}), {mem}: reviewers' question, reported as measured"),
         variants: v.iter().map(|v| v.label.clone()).collect(),
@@ -122,15 +128,26 @@ fn pagecache(args: &ReproduceArgs) -> Result<Table> {
             metric("pgscan/pgsteal", [None, None], per(&r, scan_ratio), Expect::Same(0.25)),
             metric("read KiB (pgpgin)", [None, None], counter(&r, "pgpgin"), Expect::Same(0.10)),
             metric("workingset refaults", [None, None], per(&r, refaults), Expect::Same(0.25)),
-            metric("PSI some total ms", [None, None], per(&r, |r| r.psi.some.total_ns as f64 / 1e6), Expect::Same(0.25)),
+            metric(
+                "PSI some total ms",
+                [None, None],
+                per(&r, |r| r.psi.some.total_ns as f64 / 1e6),
+                Expect::Same(0.25),
+            ),
             metric("run time s", [None, None], per(&r, |r| r.virtual_ns as f64 / 1e9), Expect::Same(0.10)),
         ],
-        notes: vec!["no seed figures: the review asked for this case; 'within' rows test that MGLRU is not much worse".into()],
+        notes: vec![
+            "no seed figures: the review asked for this case; 'within' rows test that MGLRU is not much worse".into()
+        ],
     })
 }
 
 fn shared(args: &ReproduceArgs) -> Result<Table> {
-    let (mem, w) = if args.quick { ("memory=8M", "shared-anon:procs=6,ops=20000") } else { ("memory=48M", "shared-anon:ops=400000") };
+    let (mem, w) = if args.quick {
+        ("memory=8M", "shared-anon:procs=6,ops=20000")
+    } else {
+        ("memory=48M", "shared-anon:ops=400000")
+    };
     let v = variants(&[w.to_string()], &[mem, "swap=zram:512M", "fs=nvme"]);
     let r = run_variants(&v, args.rng_seed)?;
     Ok(Table {

@@ -115,7 +115,8 @@ fn totals_notes(stalls: f64, direct_scanned: f64, swapins: f64) -> [String; 2] {
 }
 
 fn totals_table(reports: &[RunReport]) -> Table {
-    let sum = |profile: usize, f: &dyn Fn(&RunReport) -> f64| reports.iter().skip(profile).step_by(2).map(f).sum::<f64>();
+    let sum =
+        |profile: usize, f: &dyn Fn(&RunReport) -> f64| reports.iter().skip(profile).step_by(2).map(f).sum::<f64>();
     let both = |f: &dyn Fn(&RunReport) -> f64| [sum(0, f), sum(1, f)];
     let c = |name: &'static str| move |r: &RunReport| r.get(name).unwrap_or(0) as f64;
     let secs = both(&|r| r.virtual_ns as f64 / 1e9);
@@ -165,8 +166,18 @@ pub fn run(args: &ReproduceArgs) -> Result<Reproduction> {
         title: "memcachetest ops/s from 0M to 4055M of background IO".into(),
         variants: vec!["0M".into(), "4055M".into()],
         metrics: vec![
-            Metric { name: "ops/s v3.9".into(), seed: vec![Some(23117.0), Some(4104.0)], ours: vec![ops[0], ops[6]], expect: Expect::Lower },
-            Metric { name: "ops/s v3.11".into(), seed: vec![Some(22815.0), Some(24930.0)], ours: vec![ops[1], ops[7]], expect: Expect::Same(0.1) },
+            Metric {
+                name: "ops/s v3.9".into(),
+                seed: vec![Some(23117.0), Some(4104.0)],
+                ours: vec![ops[0], ops[6]],
+                expect: Expect::Lower,
+            },
+            Metric {
+                name: "ops/s v3.11".into(),
+                seed: vec![Some(22815.0), Some(24930.0)],
+                ours: vec![ops[1], ops[7]],
+                expect: Expect::Same(0.1),
+            },
         ],
         notes: Vec::new(),
     });

@@ -72,7 +72,11 @@ mod tests {
     use super::*;
 
     fn run(label: &str, workload: &str) -> SampledRun {
-        SampledRun { label: label.into(), workloads: vec![workload.into()], series: Timeseries { interval_ns: 1, rows: Vec::new() } }
+        SampledRun {
+            label: label.into(),
+            workloads: vec![workload.into()],
+            series: Timeseries { interval_ns: 1, rows: Vec::new() },
+        }
     }
 
     #[test]

@@ -39,7 +39,8 @@ pub fn print_reproduction(r: &Reproduction) {
         for m in &t.metrics {
             let mut line = format!("{:<24}", m.name);
             for i in 0..n {
-                line += &format!(" {:>12}", m.seed.get(i).copied().flatten().map(fmt_value).unwrap_or_else(|| "-".into()));
+                line +=
+                    &format!(" {:>12}", m.seed.get(i).copied().flatten().map(fmt_value).unwrap_or_else(|| "-".into()));
             }
             let seed_vals: Option<Vec<f64>> = m.seed.iter().copied().collect();
             line += &format!(" {:>9}", seed_vals.map(|s| fmt_change(&s)).unwrap_or_else(|| "-".into()));

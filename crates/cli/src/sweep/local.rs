@@ -89,7 +89,8 @@ pub fn run_local(runs: &[&RunSpec], runs_dir: &Path, jobs: usize, progress: &mut
                         Ok(()) => {
                             progress.done += 1;
                             if error.exists() {
-                                std::fs::remove_file(&error).with_context(|| format!("removing {}", error.display()))?;
+                                std::fs::remove_file(&error)
+                                    .with_context(|| format!("removing {}", error.display()))?;
                             }
                         }
                         Err(text) => {

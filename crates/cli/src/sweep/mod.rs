@@ -45,14 +45,20 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
     let out = args.out.clone().unwrap_or_else(|| args.spec.with_extension("out"));
     let runs_dir = out.join("runs");
     std::fs::create_dir_all(&runs_dir).with_context(|| format!("creating {}", runs_dir.display()))?;
-    let pending: Vec<&spec::RunSpec> = sweep.runs.iter().filter(|r| !runs_dir.join(format!("{}.json", r.id)).exists()).collect();
+    let pending: Vec<&spec::RunSpec> =
+        sweep.runs.iter().filter(|r| !runs_dir.join(format!("{}.json", r.id)).exists()).collect();
     let finished = sweep.runs.len() - pending.len();
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let backend = match &args.ray {
         Some(addr) => format!("Ray ({addr})"),
         None => format!("{jobs} local process{}", if jobs == 1 { "" } else { "es" }),
     };
-    eprintln!("sweep: {} runs, {finished} already done, {} to run on {backend}; results in {}", sweep.runs.len(), pending.len(), out.display());
+    eprintln!(
+        "sweep: {} runs, {finished} already done, {} to run on {backend}; results in {}",
+        sweep.runs.len(),
+        pending.len(),
+        out.display()
+    );
     if !pending.is_empty() {
         match &args.ray {
             Some(addr) => {
@@ -61,8 +67,12 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
                     .iter()
                     .map(|r| json!({"id": r.id, "workloads": r.workloads, "trace": r.trace, "profile": r.profile, "settings": r.settings, "seed": r.seed, "timeseries_ns": r.timeseries_ns}))
                     .collect();
-                let abs_runs = std::path::absolute(&runs_dir).with_context(|| format!("resolving {}", runs_dir.display()))?;
-                write_json_atomic(&plan, &json!({"runs_dir": abs_runs, "total": sweep.runs.len(), "jobs": args.jobs, "runs": runs}))?;
+                let abs_runs =
+                    std::path::absolute(&runs_dir).with_context(|| format!("resolving {}", runs_dir.display()))?;
+                write_json_atomic(
+                    &plan,
+                    &json!({"runs_dir": abs_runs, "total": sweep.runs.len(), "jobs": args.jobs, "runs": runs}),
+                )?;
                 python::run_ray(&plan, addr)?;
             }
             None => {
@@ -79,9 +89,20 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         Ok(()) => format!(" and {}", out.join("table.parquet").display()),
         Err(why) => format!(" (no Parquet: {why})"),
     };
-    eprintln!("sweep: {} done, {} failed, {} missing; table {}{parquet}", counts.done, counts.failed, counts.missing, csv_path.display());
+    eprintln!(
+        "sweep: {} done, {} failed, {} missing; table {}{parquet}",
+        counts.done,
+        counts.failed,
+        counts.missing,
+        csv_path.display()
+    );
     if counts.failed + counts.missing > 0 {
-        bail!("{} of {} runs have no result; see {}/*.error, and run the sweep again to retry", counts.failed + counts.missing, sweep.runs.len(), runs_dir.display());
+        bail!(
+            "{} of {} runs have no result; see {}/*.error, and run the sweep again to retry",
+            counts.failed + counts.missing,
+            sweep.runs.len(),
+            runs_dir.display()
+        );
     }
     Ok(())
 }

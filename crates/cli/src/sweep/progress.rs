@@ -22,7 +22,8 @@ impl Progress {
 
     /// Redraws the line on a terminal; elsewhere prints a line only when a run `finished`.
     pub fn show(&self, finished: bool) {
-        let line = format!("sweep: {}/{} done, {} running, {} failed", self.done, self.total, self.running, self.failed);
+        let line =
+            format!("sweep: {}/{} done, {} running, {} failed", self.done, self.total, self.running, self.failed);
         let mut err = std::io::stderr().lock();
         // Progress output is best effort: a closed stderr must not stop the sweep.
         let _ = if self.tty {

@@ -11,7 +11,10 @@ use std::process::{Command, Stdio};
 /// first ancestor with `python/setup-venv.sh`.
 fn repo_root() -> Option<PathBuf> {
     let starts = [std::env::current_exe().ok(), std::env::current_dir().ok()];
-    starts.into_iter().flatten().find_map(|start| start.ancestors().find(|d| d.join("python/setup-venv.sh").is_file()).map(Path::to_path_buf))
+    starts
+        .into_iter()
+        .flatten()
+        .find_map(|start| start.ancestors().find(|d| d.join("python/setup-venv.sh").is_file()).map(Path::to_path_buf))
 }
 
 /// The interpreter to use, if one is set up (never installs anything).
@@ -24,7 +27,12 @@ fn existing_python() -> Option<PathBuf> {
 
 /// True if `python` can import `modules`.
 fn imports(python: &Path, modules: &str) -> bool {
-    Command::new(python).args(["-c", &format!("import {modules}")]).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    Command::new(python)
+        .args(["-c", &format!("import {modules}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// An interpreter with the `reclaimsim` package and Ray; runs the setup script
@@ -40,7 +48,8 @@ fn python_with_ray() -> Result<PathBuf> {
     }
     let root = repo_root().context("--ray needs the reclaimsim Python package: run python/setup-venv.sh in the repository, or set RECLAIMSIM_PYTHON")?;
     eprintln!("sweep: setting up the Python environment (first use): python/setup-venv.sh");
-    let status = Command::new("bash").arg(root.join("python/setup-venv.sh")).status().context("running python/setup-venv.sh")?;
+    let status =
+        Command::new("bash").arg(root.join("python/setup-venv.sh")).status().context("running python/setup-venv.sh")?;
     let p = root.join(".venv/bin/python");
     if !status.success() || !imports(&p, "reclaimsim, ray") {
         bail!("python/setup-venv.sh did not give an environment with reclaimsim and ray (is Ray available for this Python version?)");
@@ -51,7 +60,12 @@ fn python_with_ray() -> Result<PathBuf> {
 /// Runs the pending runs of `plan` on Ray (`python -m reclaimsim.sweep`).
 pub fn run_ray(plan: &Path, address: &str) -> Result<()> {
     let python = python_with_ray()?;
-    let status = Command::new(&python).args(["-m", "reclaimsim.sweep", "--plan"]).arg(plan).args(["--ray", address]).status().with_context(|| format!("starting {}", python.display()))?;
+    let status = Command::new(&python)
+        .args(["-m", "reclaimsim.sweep", "--plan"])
+        .arg(plan)
+        .args(["--ray", address])
+        .status()
+        .with_context(|| format!("starting {}", python.display()))?;
     // Exit code 1: some runs failed (recorded in their .error files); the table says which.
     if !status.success() && status.code() != Some(1) {
         bail!("the Ray backend failed ({status})");
@@ -66,7 +80,12 @@ pub fn parquet(csv: &Path, parquet: &Path) -> Result<(), String> {
     if !imports(&python, "reclaimsim, pyarrow") {
         return Err(format!("{} has no pyarrow", python.display()));
     }
-    let out = Command::new(&python).args(["-m", "reclaimsim.sweep", "--parquet"]).args([csv, parquet]).stdout(Stdio::null()).output().map_err(|e| e.to_string())?;
+    let out = Command::new(&python)
+        .args(["-m", "reclaimsim.sweep", "--parquet"])
+        .args([csv, parquet])
+        .stdout(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
     if out.status.success() {
         Ok(())
     } else {

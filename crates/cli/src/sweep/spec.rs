@@ -85,7 +85,9 @@ fn setting_value(key: &str, v: &toml::Value) -> Result<String> {
         toml::Value::Integer(i) => i.to_string(),
         toml::Value::Float(f) => f.to_string(),
         toml::Value::Boolean(b) => (if *b { "1" } else { "0" }).to_string(),
-        other => bail!("settings.{key}: expected a string, number or boolean, or a list of them; found {}", other.type_str()),
+        other => {
+            bail!("settings.{key}: expected a string, number or boolean, or a list of them; found {}", other.type_str())
+        }
     })
 }
 
@@ -124,12 +126,13 @@ fn fnv1a(text: &str) -> u64 {
 
 /// The line (1-based) of `key`'s assignment in `text`, for error messages.
 fn line_of(text: &str, key: &str) -> Option<usize> {
-    text.lines().position(|l| {
-        let l = l.trim_start();
-        let name = l.split('=').next().unwrap_or("").trim().trim_matches('"');
-        l.contains('=') && name == key
-    })
-    .map(|i| i + 1)
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start();
+            let name = l.split('=').next().unwrap_or("").trim().trim_matches('"');
+            l.contains('=') && name == key
+        })
+        .map(|i| i + 1)
 }
 
 /// Parses a specification (`text`, read from `path`) and expands it.
@@ -153,11 +156,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Sweep> {
     if workloads.iter().any(|w| w.is_empty()) {
         bail!("{}: a workload entry is an empty list", at("workloads"));
     }
-    let traces = spec.traces.iter().map(|t| resolve_trace(path, t).map_err(|e| anyhow!("{}: {e}", at("traces")))).collect::<Result<Vec<_>>>()?;
+    let traces = spec
+        .traces
+        .iter()
+        .map(|t| resolve_trace(path, t).map_err(|e| anyhow!("{}: {e}", at("traces"))))
+        .collect::<Result<Vec<_>>>()?;
     // The first dimension: each workload entry, then each trace (alone).
     let entries: Vec<(Vec<String>, Option<&Trace>)> =
         workloads.iter().map(|w| (w.clone(), None)).chain(traces.iter().map(|t| (Vec::new(), Some(t)))).collect();
-    let profiles = if spec.profiles.is_empty() { vec![engine::Config::default().profile.to_string()] } else { spec.profiles };
+    let profiles =
+        if spec.profiles.is_empty() { vec![engine::Config::default().profile.to_string()] } else { spec.profiles };
     let seeds = if spec.seeds.is_empty() { vec![1] } else { spec.seeds };
     let timeseries_ns = match spec.timeseries_ms {
         Some(ms) if ms.is_finite() && ms > 0.0 => Some((ms * 1e6).round().max(1.0) as u64),
@@ -195,10 +203,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Sweep> {
     for (w, trace) in &entries {
         for profile in &profiles {
             for combo in &combos {
-                let settings: Vec<String> = combo.iter().map(|&(d, i)| format!("{}={}", dims[d].0, dims[d].1[i])).collect();
-                let swept_values: Vec<String> = combo.iter().filter(|&&(d, _)| dims[d].1.len() > 1).map(|&(d, i)| dims[d].1[i].clone()).collect();
+                let settings: Vec<String> =
+                    combo.iter().map(|&(d, i)| format!("{}={}", dims[d].0, dims[d].1[i])).collect();
+                let swept_values: Vec<String> =
+                    combo.iter().filter(|&&(d, _)| dims[d].1.len() > 1).map(|&(d, i)| dims[d].1[i].clone()).collect();
                 for &seed in &seeds {
-                    let mut key = format!("{}\x1f{profile}\x1f{}\x1f{seed}\x1f{timeseries_ns:?}", w.join("\x1e"), settings.join("\x1e"));
+                    let mut key = format!(
+                        "{}\x1f{profile}\x1f{}\x1f{seed}\x1f{timeseries_ns:?}",
+                        w.join("\x1e"),
+                        settings.join("\x1e")
+                    );
                     if let Some(t) = trace {
                         key.push_str(&format!("\x1ftrace={}\x1e{}", t.path, t.bytes));
                     }
@@ -220,7 +234,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Sweep> {
     // Every workload entry, fully: names, parameters and their values (with its first run's machine).
     for w in &workloads {
         let r = runs.iter().find(|r| &r.workloads == w).expect("every workload entry has runs");
-        let req = experiment::Request { workloads: w.clone(), profile: r.profile.clone(), settings: r.settings.clone(), seed: r.seed, timeseries_ns: None };
+        let req = experiment::Request {
+            workloads: w.clone(),
+            profile: r.profile.clone(),
+            settings: r.settings.clone(),
+            seed: r.seed,
+            timeseries_ns: None,
+        };
         experiment::prepare(&req).map_err(|e| anyhow!("{}: {e}", at("workloads")))?;
     }
     let mut ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
@@ -274,12 +294,17 @@ mod tests {
     fn bad_specs_name_the_place() {
         let e = |t: &str| format!("{:#}", parse_str(t).unwrap_err());
         assert!(e("workloads = [\"anon\"]\nprofile = [\"v5.8\"]\n").contains("unknown field `profile`"));
-        assert!(e("workloads = [\"anon\"]\n[settings]\nmemory = [\"lots\"]\n").contains("s.toml line 3: settings.memory = \"lots\""));
-        assert!(e("workloads = [\"nosuch:x=1,\"]\n").contains("s.toml line 1: --workload nosuch:x=1,: unknown workload"));
+        assert!(e("workloads = [\"anon\"]\n[settings]\nmemory = [\"lots\"]\n")
+            .contains("s.toml line 3: settings.memory = \"lots\""));
+        assert!(
+            e("workloads = [\"nosuch:x=1,\"]\n").contains("s.toml line 1: --workload nosuch:x=1,: unknown workload")
+        );
         assert!(e("workloads = []\n").contains("no `workloads` and no `traces`"));
         assert!(e("workloads = [\"anon\"]\nprofiles = [\"v1.0\"]\n").contains("s.toml line 2"));
         assert!(e("workloads = [\"anon\"]\nseeds = [1, 1]\n").contains("same inputs"));
         assert!(e("workloads = \"anon\"\n").contains("line 1"));
-        assert!(e("workloads = [\"anon\"]\n[settings]\nmemory = [{}]\n").contains("expected a string, number or boolean"));
+        assert!(
+            e("workloads = [\"anon\"]\n[settings]\nmemory = [{}]\n").contains("expected a string, number or boolean")
+        );
     }
 }

@@ -79,7 +79,10 @@ pub fn build(sweep: &Sweep, runs_dir: &Path) -> Result<(String, Counts)> {
     for r in &sweep.runs {
         let json = runs_dir.join(format!("{}.json", r.id));
         let doc = match read_optional(&json)? {
-            Some(t) => Some(serde_json::from_str::<Value>(&t).with_context(|| format!("{}: not a result document", json.display()))?),
+            Some(t) => Some(
+                serde_json::from_str::<Value>(&t)
+                    .with_context(|| format!("{}: not a result document", json.display()))?,
+            ),
             None => None,
         };
         let error = if doc.is_some() { None } else { read_optional(&runs_dir.join(format!("{}.error", r.id)))? };
@@ -97,9 +100,16 @@ pub fn build(sweep: &Sweep, runs_dir: &Path) -> Result<(String, Counts)> {
                 "missing"
             }
         };
-        let mut row = vec![r.index.to_string(), r.id.clone(), r.workloads.join(" + "), r.trace.clone().unwrap_or_default(), r.profile.clone()];
+        let mut row = vec![
+            r.index.to_string(),
+            r.id.clone(),
+            r.workloads.join(" + "),
+            r.trace.clone().unwrap_or_default(),
+            r.profile.clone(),
+        ];
         row.extend(r.swept.iter().cloned());
-        let first_line = error.as_deref().and_then(|e| e.lines().rev().find(|l| !l.trim().is_empty())).unwrap_or("").trim();
+        let first_line =
+            error.as_deref().and_then(|e| e.lines().rev().find(|l| !l.trim().is_empty())).unwrap_or("").trim();
         row.extend([r.seed.to_string(), status.to_string(), first_line.to_string()]);
         rows.push((row, doc));
     }
@@ -149,7 +159,11 @@ mod tests {
     fn rows_follow_the_result_files() {
         let dir = std::env::temp_dir().join(format!("reclaimsim-table-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let sweep = super::super::spec::parse(Path::new("t.toml"), "workloads = [\"anon\"]\nseeds = [1, 2, 3]\n[settings]\nmemory = [\"16M\"]\n").unwrap();
+        let sweep = super::super::spec::parse(
+            Path::new("t.toml"),
+            "workloads = [\"anon\"]\nseeds = [1, 2, 3]\n[settings]\nmemory = [\"16M\"]\n",
+        )
+        .unwrap();
         let doc = r#"{"sim": {"virtual_ns": 5, "events": 6, "accesses": 7}, "reclaim": {"kswapd_cpu_ns": 1, "direct_reclaim_ns": 2},
             "threads": [{"ops": 3, "ops_per_sec": 1.5, "reclaim_stall_ns": 4, "latency_ns": {"p50": 10, "p99": 20, "p100": 30}},
                         {"ops": 1, "ops_per_sec": 0.25, "reclaim_stall_ns": 1, "latency_ns": {"p50": 11, "p99": 19, "p100": 31}}],
@@ -162,7 +176,10 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], "index,run,workloads,trace,profile,seed,status,error,virtual_ns,events,accesses,ops,ops_per_sec,reclaim_stall_ns,latency_p50_ns,latency_p99_ns,latency_max_ns,kswapd_cpu_ns,direct_reclaim_ns,nr_free_pages,pswpin");
         assert_eq!(lines[1], format!("0,{},anon,,v6.2,1,done,,5,6,7,4,1.75,5,11,20,31,1,2,9,8", sweep.runs[0].id));
-        assert_eq!(lines[2], format!("1,{},anon,,v6.2,2,failed,reclaimsim: error: out of memory,,,,,,,,,,,,,", sweep.runs[1].id));
+        assert_eq!(
+            lines[2],
+            format!("1,{},anon,,v6.2,2,failed,reclaimsim: error: out of memory,,,,,,,,,,,,,", sweep.runs[1].id)
+        );
         assert!(lines[3].contains(",3,missing,"));
     }
 }

@@ -90,7 +90,11 @@ impl Row {
     pub fn spread(&self) -> f64 {
         let (lo, hi) = self.kernel.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         let m = self.kernel_mean();
-        if m > 0.0 { (hi - lo) / m } else { 0.0 }
+        if m > 0.0 {
+            (hi - lo) / m
+        } else {
+            0.0
+        }
     }
     /// (sim - kernel) / kernel; `None` when the kernel counted nothing.
     pub fn rel_error(&self) -> Option<f64> {
@@ -122,12 +126,30 @@ fn report_value(r: &RunReport, name: &str, src: Source) -> f64 {
 
 impl Comparison {
     /// Compares `runs` with the simulator's `report`.
-    pub fn new(scenario: Scenario, machine: Machine, runs: Vec<KernelRun>, report: RunReport, sim_seconds: f64) -> Comparison {
+    pub fn new(
+        scenario: Scenario,
+        machine: Machine,
+        runs: Vec<KernelRun>,
+        report: RunReport,
+        sim_seconds: f64,
+    ) -> Comparison {
         let rows = COUNTERS
             .iter()
-            .map(|&(name, src, criterion)| Row { name, criterion, kernel: runs.iter().map(|r| r.get(name, src)).collect(), sim: report_value(&report, name, src) })
+            .map(|&(name, src, criterion)| Row {
+                name,
+                criterion,
+                kernel: runs.iter().map(|r| r.get(name, src)).collect(),
+                sim: report_value(&report, name, src),
+            })
             .collect();
-        Comparison { scenario, machine, runs, rows, sim_seconds, sim_virtual_s: report.threads.iter().map(|t| t.end_ns).max().unwrap_or(0) as f64 / 1e9 }
+        Comparison {
+            scenario,
+            machine,
+            runs,
+            rows,
+            sim_seconds,
+            sim_virtual_s: report.threads.iter().map(|t| t.end_ns).max().unwrap_or(0) as f64 / 1e9,
+        }
     }
 
     /// Every criterion counter within tolerance.
@@ -149,11 +171,27 @@ impl Comparison {
             self.runs.len(),
             self.sim_seconds
         );
-        s += &format!("{:<26} {:>12} {:>8} {:>12} {:>9}  {}\n", "counter", "kernel", "spread", "simulator", "error", "within");
+        s += &format!(
+            "{:<26} {:>12} {:>8} {:>12} {:>9}  {}\n",
+            "counter", "kernel", "spread", "simulator", "error", "within"
+        );
         for r in &self.rows {
             let err = r.rel_error().map_or("-".into(), |e| format!("{:+.1}%", e * 100.0));
-            let verdict = if !r.criterion { "(info)" } else if r.ok() { "yes" } else { "NO" };
-            s += &format!("{:<26} {:>12.0} {:>7.1}% {:>12.0} {:>9}  {verdict}\n", r.name, r.kernel_mean(), r.spread() * 100.0, r.sim, err);
+            let verdict = if !r.criterion {
+                "(info)"
+            } else if r.ok() {
+                "yes"
+            } else {
+                "NO"
+            };
+            s += &format!(
+                "{:<26} {:>12.0} {:>7.1}% {:>12.0} {:>9}  {verdict}\n",
+                r.name,
+                r.kernel_mean(),
+                r.spread() * 100.0,
+                r.sim,
+                err
+            );
         }
         s
     }
@@ -196,10 +234,19 @@ pub fn markdown(results: &[&Comparison], command: &str, setup: &str) -> String {
             .map(|r| {
                 let e = r.rel_error().map_or(String::new(), |e| format!(" ({:+.1}%)", e * 100.0));
                 let cell = format!("{:.0} / {:.0}{e}", r.kernel_mean(), r.sim);
-                if r.ok() { cell } else { format!("**{cell}**") }
+                if r.ok() {
+                    cell
+                } else {
+                    format!("**{cell}**")
+                }
             })
             .collect();
-        s += &format!("| {} | {} | {} |\n", c.scenario.name, cells.join(" | "), if c.all_within() { "yes" } else { "no" });
+        s += &format!(
+            "| {} | {} | {} |\n",
+            c.scenario.name,
+            cells.join(" | "),
+            if c.all_within() { "yes" } else { "no" }
+        );
     }
     s
 }

@@ -54,7 +54,11 @@ pub struct GuestReport {
 
 fn pairs(line_no: usize, rest: &str) -> Result<BTreeMap<String, String>, String> {
     rest.split_whitespace()
-        .map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).ok_or_else(|| format!("guest output line {line_no}: expected key=value, found `{kv}`")))
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| format!("guest output line {line_no}: expected key=value, found `{kv}`"))
+        })
         .collect()
 }
 
@@ -110,7 +114,10 @@ pub fn parse(text: &str) -> Result<GuestReport, String> {
                 if run.is_some() {
                     return Err(format!("guest output line {n}: `@run` before the previous run's `@end`"));
                 }
-                let index = rest.trim().parse().map_err(|_| format!("guest output line {n}: `@run {rest}`: expected a run number"))?;
+                let index = rest
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("guest output line {n}: `@run {rest}`: expected a run number"))?;
                 run = Some(GuestRun { index, ..GuestRun::default() });
             }
             "section" if run.is_some() => {
@@ -159,7 +166,10 @@ mod tests {
         assert_eq!(r.info["lru_gen"], "0x0007");
         assert_eq!(r.runs.len(), 2);
         let a = &r.runs[0];
-        assert_eq!((a.index, a.vmstat_before["pswpin"], a.vmstat_after["pgsteal_anon"], a.memory_stat["pgmajfault"]), (0, 5, 301, 100));
+        assert_eq!(
+            (a.index, a.vmstat_before["pswpin"], a.vmstat_after["pgsteal_anon"], a.memory_stat["pgmajfault"]),
+            (0, 5, 301, 100)
+        );
         assert_eq!((a.driver.as_str(), a.status, a.polls, a.seconds), ("ops 10 digest 00ff\n", 0, 42, 2.25));
         assert_eq!((r.runs[1].status, r.runs[1].driver.as_str()), (137, "killed\n"));
         assert!(r.runs[1].vmstat_after.is_empty());
@@ -175,12 +185,24 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        assert_eq!(parse("nothing\n").unwrap_err(), "the guest printed no `@guest` line (did the kernel boot and run /init?)");
+        assert_eq!(
+            parse("nothing\n").unwrap_err(),
+            "the guest printed no `@guest` line (did the kernel boot and run /init?)"
+        );
         let bad = "@guest k=1\n@run 0\n@section vmstat_before\npswpin x\n@end\n";
-        assert_eq!(parse(bad).unwrap_err(), "guest vmstat_before (from line 4):1: expected `name value`, found `pswpin x`");
-        assert_eq!(parse("@guest k=1\n@run 0\n@result status=0 polls=1 start=1\n").unwrap_err(), "guest output line 3: `@result` lacks `end=`");
+        assert_eq!(
+            parse(bad).unwrap_err(),
+            "guest vmstat_before (from line 4):1: expected `name value`, found `pswpin x`"
+        );
+        assert_eq!(
+            parse("@guest k=1\n@run 0\n@result status=0 polls=1 start=1\n").unwrap_err(),
+            "guest output line 3: `@result` lacks `end=`"
+        );
         assert_eq!(parse("@guest k=1\nstray\n").unwrap_err(), "guest output line 2: text outside a section: `stray`");
-        assert_eq!(parse("@guest k=1\n@run 0\n@run 1\n").unwrap_err(), "guest output line 3: `@run` before the previous run's `@end`");
+        assert_eq!(
+            parse("@guest k=1\n@run 0\n@run 1\n").unwrap_err(),
+            "guest output line 3: `@run` before the previous run's `@end`"
+        );
         assert_eq!(parse("@guest k=1\n@bogus\n").unwrap_err(), "guest output line 2: unexpected `@bogus`");
     }
 }

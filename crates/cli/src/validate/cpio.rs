@@ -73,16 +73,20 @@ pub fn archive(entries: &[Entry]) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// One archive member: name, mode, rdev (major, minor), data.
+    type Member = (String, u32, (u32, u32), Vec<u8>);
+
     /// Reads back (name, mode, rdev, data) of every member: an independent
     /// parser of the format, checking field widths, padding and the trailer.
-    fn members(mut b: &[u8]) -> Vec<(String, u32, (u32, u32), Vec<u8>)> {
+    fn members(mut b: &[u8]) -> Vec<Member> {
         let total = b.len();
         let mut v = Vec::new();
         loop {
             let at = total - b.len();
             assert_eq!(at % 4, 0, "header at {at} not 4-aligned");
             assert_eq!(&b[..6], b"070701");
-            let f = |i: usize| u32::from_str_radix(std::str::from_utf8(&b[6 + 8 * i..14 + 8 * i]).unwrap(), 16).unwrap();
+            let f =
+                |i: usize| u32::from_str_radix(std::str::from_utf8(&b[6 + 8 * i..14 + 8 * i]).unwrap(), 16).unwrap();
             let (mode, size, rdev, namesize) = (f(1), f(6) as usize, (f(9), f(10)), f(11) as usize);
             let name = std::str::from_utf8(&b[110..110 + namesize - 1]).unwrap().to_string();
             assert_eq!(b[110 + namesize - 1], 0);
@@ -119,7 +123,21 @@ mod tests {
     #[test]
     fn header_of_a_known_member_byte_for_byte() {
         let a = archive(&[Entry::File { path: "ab".into(), mode: 0o644, data: b"xyz".to_vec() }]);
-        let want = "070701".to_string() + "00000001" + "000081a4" + "00000000" + "00000000" + "00000001" + "00000000" + "00000003" + "00000000" + "00000000" + "00000000" + "00000000" + "00000003" + "00000000" + "ab\0";
+        let want = "070701".to_string()
+            + "00000001"
+            + "000081a4"
+            + "00000000"
+            + "00000000"
+            + "00000001"
+            + "00000000"
+            + "00000003"
+            + "00000000"
+            + "00000000"
+            + "00000000"
+            + "00000000"
+            + "00000003"
+            + "00000000"
+            + "ab\0";
         assert_eq!(&a[..want.len()], want.as_bytes());
         // 113 bytes of header and name pad to 116; then "xyz" and one pad byte.
         assert_eq!(&a[113..120], b"\0\0\0xyz\0");

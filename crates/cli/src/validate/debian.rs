@@ -44,7 +44,9 @@ impl Family {
     /// True when `package` is a kernel image package of this family.
     pub fn matches(&self, package: &str) -> bool {
         package.strip_prefix(self.prefix).and_then(|r| r.strip_suffix("-amd64")).is_some_and(|mid| {
-            !mid.is_empty() && mid.starts_with(|c: char| c.is_ascii_digit()) && mid.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '+')
+            !mid.is_empty()
+                && mid.starts_with(|c: char| c.is_ascii_digit())
+                && mid.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '+')
         })
     }
 }
@@ -66,7 +68,12 @@ pub fn version_cmp(a: &str, b: &str) -> Ordering {
     let (ca, cb) = (chunks(a), chunks(b));
     for (x, y) in ca.iter().zip(&cb) {
         let o = match (x.0, y.0) {
-            (true, true) => x.1.trim_start_matches('0').len().cmp(&y.1.trim_start_matches('0').len()).then(x.1.trim_start_matches('0').cmp(y.1.trim_start_matches('0'))),
+            (true, true) => {
+                x.1.trim_start_matches('0')
+                    .len()
+                    .cmp(&y.1.trim_start_matches('0').len())
+                    .then(x.1.trim_start_matches('0').cmp(y.1.trim_start_matches('0')))
+            }
             _ => x.1.cmp(y.1),
         };
         if o != Ordering::Equal {
@@ -93,7 +100,11 @@ pub struct Kernel {
 pub fn cache_root() -> Result<PathBuf, String> {
     let base = match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
         Some(v) => PathBuf::from(v),
-        None => PathBuf::from(std::env::var_os("HOME").ok_or("neither XDG_CACHE_HOME nor HOME is set: no cache directory for kernel packages")?).join(".cache"),
+        None => PathBuf::from(
+            std::env::var_os("HOME")
+                .ok_or("neither XDG_CACHE_HOME nor HOME is set: no cache directory for kernel packages")?,
+        )
+        .join(".cache"),
     };
     Ok(base.join("reclaimsim").join("kernels"))
 }
@@ -104,18 +115,32 @@ fn load_cached(dir: &Path, package: &str) -> Option<Kernel> {
     let order = fs::read_to_string(dir.join(ORDER_FILE)).ok()?;
     let modules: Vec<PathBuf> = order.lines().filter(|l| !l.is_empty()).map(|l| dir.join(l)).collect();
     let image = dir.join("vmlinuz");
-    (image.exists() && modules.iter().all(|m| m.exists())).then(|| Kernel { package: package.to_string(), dir: dir.to_path_buf(), image, modules })
+    (image.exists() && modules.iter().all(|m| m.exists())).then(|| Kernel {
+        package: package.to_string(),
+        dir: dir.to_path_buf(),
+        image,
+        modules,
+    })
 }
 
 /// The newest cached kernel of `family`, if any.
 pub fn cached(family: &Family, root: &Path) -> Option<Kernel> {
-    let mut names: Vec<String> = fs::read_dir(root).ok()?.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| family.matches(n)).collect();
+    let mut names: Vec<String> = fs::read_dir(root)
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| family.matches(n))
+        .collect();
     names.sort_by(|a, b| version_cmp(b, a));
     names.iter().find_map(|n| load_cached(&root.join(n), n))
 }
 
 fn tool(name: &str, args: &[&str], dir: &Path) -> Result<Vec<u8>, String> {
-    let out = Command::new(name).args(args).current_dir(dir).stdin(Stdio::null()).output().map_err(|e| format!("`{name}`: {e}"))?;
+    let out = Command::new(name)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("`{name}`: {e}"))?;
     if !out.status.success() {
         return Err(format!("`{name} {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()));
     }
@@ -124,11 +149,21 @@ fn tool(name: &str, args: &[&str], dir: &Path) -> Result<Vec<u8>, String> {
 
 /// The newest package of `family` the package manager knows.
 fn newest_package(family: &Family) -> Result<String, String> {
-    let out = tool("apt-cache", &["search", "--names-only", &format!("^{}", family.prefix.replace('.', "\\."))], Path::new("/"))?;
+    let out = tool(
+        "apt-cache",
+        &["search", "--names-only", &format!("^{}", family.prefix.replace('.', "\\."))],
+        Path::new("/"),
+    )?;
     let text = String::from_utf8_lossy(&out);
-    let mut names: Vec<&str> = text.lines().filter_map(|l| l.split_whitespace().next()).filter(|n| family.matches(n)).collect();
+    let mut names: Vec<&str> =
+        text.lines().filter_map(|l| l.split_whitespace().next()).filter(|n| family.matches(n)).collect();
     names.sort_by(|a, b| version_cmp(a, b));
-    names.last().map(|s| s.to_string()).ok_or_else(|| format!("apt-cache knows no `{}*-amd64` package (a Debian system with bookworm or later sources is needed)", family.prefix))
+    names.last().map(|s| s.to_string()).ok_or_else(|| {
+        format!(
+            "apt-cache knows no `{}*-amd64` package (a Debian system with bookworm or later sources is needed)",
+            family.prefix
+        )
+    })
 }
 
 /// The `depends=` list of a module's `.modinfo` section.
@@ -152,14 +187,21 @@ fn module_name(path: &str) -> Option<String> {
 fn unpack(deb: &Path, dir: &Path) -> Result<(), String> {
     let d = deb.to_str().ok_or("non-UTF-8 path")?;
     let tar = |args: &str| -> Result<Vec<u8>, String> {
-        let out = Command::new("sh").arg("-c").arg(format!("dpkg-deb --fsys-tarfile \"$0\" | tar {args}")).arg(d).current_dir(dir).output().map_err(|e| format!("dpkg-deb/tar: {e}"))?;
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("dpkg-deb --fsys-tarfile \"$0\" | tar {args}"))
+            .arg(d)
+            .current_dir(dir)
+            .output()
+            .map_err(|e| format!("dpkg-deb/tar: {e}"))?;
         if !out.status.success() {
             return Err(format!("unpacking {d}: {}", String::from_utf8_lossy(&out.stderr).trim()));
         }
         Ok(out.stdout)
     };
     let listing = String::from_utf8_lossy(&tar("-t")?).into_owned();
-    let image = listing.lines().find(|l| l.starts_with("./boot/vmlinuz-")).ok_or_else(|| format!("{d}: no boot/vmlinuz-*"))?;
+    let image =
+        listing.lines().find(|l| l.starts_with("./boot/vmlinuz-")).ok_or_else(|| format!("{d}: no boot/vmlinuz-*"))?;
     tar(&format!("-xO '{image}' > vmlinuz"))?;
     let path_of = |name: &str| listing.lines().find(|l| module_name(l).as_deref() == Some(name)).map(str::to_string);
     // Depth-first: a module after everything it depends on.
@@ -200,7 +242,12 @@ pub fn fetch(family: &Family) -> Result<Kernel, String> {
     eprintln!("reclaimsim validate: fetching {package} into {}", dir.display());
     let result = (|| {
         tool("apt-get", &["download", &package], &partial)?;
-        let deb = fs::read_dir(&partial).map_err(|e| e.to_string())?.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "deb")).ok_or("apt-get download left no .deb")?;
+        let deb = fs::read_dir(&partial)
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "deb"))
+            .ok_or("apt-get download left no .deb")?;
         unpack(&deb, &partial)?;
         fs::remove_file(&deb).map_err(|e| e.to_string())?;
         fs::rename(&partial, &dir).map_err(|e| format!("{} -> {}: {e}", partial.display(), dir.display()))
@@ -243,7 +290,10 @@ mod tests {
         assert_eq!(module_depends(ko), ["lz4hc_compress", "lz4_compress"]);
         assert!(module_depends(b"\0depends=\0name=zsmalloc\0").is_empty());
         assert!(module_depends(b"nothing").is_empty());
-        assert_eq!(module_name("./lib/modules/6.12/kernel/lib/lz4/lz4hc_compress.ko.xz").as_deref(), Some("lz4hc_compress"));
+        assert_eq!(
+            module_name("./lib/modules/6.12/kernel/lib/lz4/lz4hc_compress.ko.xz").as_deref(),
+            Some("lz4hc_compress")
+        );
         assert_eq!(module_name("./lib/modules/6.1/kernel/mm/zsmalloc.ko").as_deref(), Some("zsmalloc"));
         assert_eq!(module_name("./lib/modules/6.1/kernel/mm/"), None);
     }

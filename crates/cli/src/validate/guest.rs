@@ -30,7 +30,8 @@ fn err(e: impl std::fmt::Display) -> anyhow::Error {
 
 /// The statically linked busybox the guest runs.
 fn find_busybox() -> Result<PathBuf, Refused> {
-    let found = ["/bin/busybox", "/usr/bin/busybox", "/usr/sbin/busybox"].iter().map(PathBuf::from).find(|p| p.is_file());
+    let found =
+        ["/bin/busybox", "/usr/bin/busybox", "/usr/sbin/busybox"].iter().map(PathBuf::from).find(|p| p.is_file());
     let need = "needs a statically linked busybox (Debian: apt-get install busybox-static)";
     let bb = found.ok_or_else(|| Refused(need.into()))?;
     match initramfs::is_static(&bb) {
@@ -50,14 +51,16 @@ struct Boot {
 
 /// `reclaimsim validate --kernel debian-*`.
 pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
-    let set = scenarios::select(&args.scenario, scenarios::guest(args.quick)).map_err(|e| anyhow::Error::new(UsageError(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
+    let set = scenarios::select(&args.scenario, scenarios::guest(args.quick))
+        .map_err(|e| anyhow::Error::new(UsageError(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
     let modes: Vec<bool> = match args.lru_gen.as_deref() {
         None => vec![false, true],
         Some("on") => vec![true],
         Some("off") => vec![false],
         Some(other) => return Err(UsageError(format!("--lru-gen {other}: expected on or off")).into()),
     };
-    let qemu = qemu::find_qemu().ok_or_else(|| Refused(format!("needs {} on PATH (Debian: apt-get install qemu-system-x86)", qemu::QEMU)))?;
+    let qemu = qemu::find_qemu()
+        .ok_or_else(|| Refused(format!("needs {} on PATH (Debian: apt-get install qemu-system-x86)", qemu::QEMU)))?;
     let busybox = find_busybox()?;
     host::catch_signals();
     let kernel = debian::fetch(family).map_err(|e| match host::check_interrupted() {
@@ -70,9 +73,16 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
         busybox,
         libs: initramfs::shared_libs(&exe).map_err(err)?,
         exe: without_debuginfo(&exe, &work.0),
-        modules: kernel.modules.iter().map(|m| Ok((file_name(m), std::fs::read(m).map_err(|e| err(format!("{}: {e}", m.display())))?))).collect::<Result<_>>()?,
+        modules: kernel
+            .modules
+            .iter()
+            .map(|m| Ok((file_name(m), std::fs::read(m).map_err(|e| err(format!("{}: {e}", m.display())))?)))
+            .collect::<Result<_>>()?,
     };
-    eprintln!("reclaimsim validate: {} ({}), qemu TCG -icount, {} rep(s) after a discarded warm-up run per boot", family.name, kernel.package, args.reps);
+    eprintln!(
+        "reclaimsim validate: {} ({}), qemu TCG -icount, {} rep(s) after a discarded warm-up run per boot",
+        family.name, kernel.package, args.reps
+    );
     let started = Instant::now();
     let mut boots = Vec::new();
     for sc in &set {
@@ -80,7 +90,8 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
         let (trace, digest) = trace_of(sc, &trace_dir.0)?;
         drop(trace_dir);
         for &lru_gen in &modes {
-            let b = boot_scenario(args, family, &kernel, &payload, &qemu, sc, lru_gen, trace.clone(), digest, boots.len())?;
+            let b =
+                boot_scenario(args, family, &kernel, &payload, &qemu, sc, lru_gen, trace.clone(), digest, boots.len())?;
             print!("{}", b.comparison.text());
             std::io::stdout().flush()?;
             boots.push(b);
@@ -105,9 +116,18 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
             format!("all {} kernel reports from the cache", boots.len())
         } else {
             let secs: f64 = booted.iter().map(|b| b.host_seconds).sum();
-            format!("{} boot(s) now ({secs:.0} s host time), {} report(s) from the cache", booted.len(), boots.len() - booted.len())
+            format!(
+                "{} boot(s) now ({secs:.0} s host time), {} report(s) from the cache",
+                booted.len(),
+                boots.len() - booted.len()
+            )
         };
-        let setup = format!("{}, qemu TCG `-icount`, zram, {} rep(s) after a discarded warm-up; {boots_done}{}", kernel.package, args.reps, if args.quick { ", --quick" } else { "" });
+        let setup = format!(
+            "{}, qemu TCG `-icount`, zram, {} rep(s) after a discarded warm-up; {boots_done}{}",
+            kernel.package,
+            args.reps,
+            if args.quick { ", --quick" } else { "" }
+        );
         let command = format!("reclaimsim validate all --kernel {} --doc docs/validation.md", family.name);
         let table = compare::markdown(&results, &command, &setup) + "\n" + &direction_markdown(&direction);
         compare::rewrite_doc(path, family.name, &table).map_err(err)?;
@@ -123,8 +143,18 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
 /// a smaller initramfs boots faster. `exe` itself where objcopy is missing or fails.
 fn without_debuginfo(exe: &Path, dir: &Path) -> PathBuf {
     let out = dir.join("reclaimsim");
-    let ok = std::process::Command::new("objcopy").arg("--strip-debug").arg(exe).arg(&out).stderr(std::process::Stdio::null()).status().is_ok_and(|s| s.success());
-    if ok { out } else { exe.to_path_buf() }
+    let ok = std::process::Command::new("objcopy")
+        .arg("--strip-debug")
+        .arg(exe)
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        out
+    } else {
+        exe.to_path_buf()
+    }
 }
 
 fn file_name(p: &Path) -> String {
@@ -133,7 +163,18 @@ fn file_name(p: &Path) -> String {
 
 /// Boots once for `sc` with `lru_gen`, runs the simulator on `trace`.
 #[allow(clippy::too_many_arguments)]
-fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload: &Payload, qemu: &Path, sc: &Scenario, lru_gen: bool, trace: driver::trace::Trace, digest: driver::trace::Digest, n: usize) -> Result<Boot> {
+fn boot_scenario(
+    args: &ValidateArgs,
+    family: &Family,
+    kernel: &Kernel,
+    payload: &Payload,
+    qemu: &Path,
+    sc: &Scenario,
+    lru_gen: bool,
+    trace: driver::trace::Trace,
+    digest: driver::trace::Digest,
+    n: usize,
+) -> Result<Boot> {
     let plan = GuestPlan {
         pattern: sc.pattern.clone(),
         limit_bytes: sc.limit_bytes,
@@ -150,13 +191,17 @@ fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload:
     let from_cache = !args.fresh && cached.exists();
     let text = match std::fs::read_to_string(&cached) {
         Ok(text) if !args.fresh => {
-            eprintln!("reclaimsim validate: {label}: the kernel's report from {} (--fresh boots again)", cached.display());
+            eprintln!(
+                "reclaimsim validate: {label}: the kernel's report from {} (--fresh boots again)",
+                cached.display()
+            );
             text
         }
         _ => {
             let archive = cpio::archive(&initramfs::entries(&plan, payload).map_err(err)?);
             let scratch = ScratchDir::new(&format!("boot{n}")).map_err(err)?;
-            qemu::boot(qemu, &kernel.image, &archive, &scratch, BOOT_TIMEOUT).map_err(|e| err(format!("{label}: {e}")))?
+            qemu::boot(qemu, &kernel.image, &archive, &scratch, BOOT_TIMEOUT)
+                .map_err(|e| err(format!("{label}: {e}")))?
         }
     };
     let host_seconds = started.elapsed().as_secs_f64();
@@ -168,19 +213,31 @@ fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload:
     let mut runs = Vec::new();
     for r in &report.runs {
         if r.status != 0 || !r.driver.contains(&want) {
-            return Err(err(format!("{label} run {}: the driver failed (status {}): {}", r.index, r.status, r.driver.trim())));
+            return Err(err(format!(
+                "{label} run {}: the driver failed (status {}): {}",
+                r.index,
+                r.status,
+                r.driver.trim()
+            )));
         }
         if r.index > 0 {
-            runs.push(KernelRun { vmstat: stat::delta(&r.vmstat_before, &r.vmstat_after), memcg: r.memory_stat.clone(), wall_seconds: r.seconds, polls: r.polls });
+            runs.push(KernelRun {
+                vmstat: stat::delta(&r.vmstat_before, &r.vmstat_after),
+                memcg: r.memory_stat.clone(),
+                wall_seconds: r.seconds,
+                polls: r.polls,
+            });
         }
     }
     if !cached.exists() {
-        std::fs::create_dir_all(cached.parent().expect("runs dir")).map_err(|e| err(format!("{}: {e}", cached.display())))?;
+        std::fs::create_dir_all(cached.parent().expect("runs dir"))
+            .map_err(|e| err(format!("{}: {e}", cached.display())))?;
         crate::runner::write_text_atomic(&cached, &text)?;
     }
     let stats_flush = if family.stale_stats {
         // Charges per poll: every first touch and every swap-in charges a page.
-        let charges: u64 = runs.iter().map(|r| trace.anon_pages as u64 + r.vmstat.get("pswpin").copied().unwrap_or(0)).sum();
+        let charges: u64 =
+            runs.iter().map(|r| trace.anon_pages as u64 + r.vmstat.get("pswpin").copied().unwrap_or(0)).sum();
         (charges / runs.iter().map(|r| r.polls).sum::<u64>().max(1)).max(1)
     } else {
         0
@@ -200,7 +257,12 @@ fn boot_scenario(args: &ValidateArgs, family: &Family, kernel: &Kernel, payload:
     let sim_started = Instant::now();
     let sim = replay::simulate(&machine, trace).map_err(err)?;
     let scenario = Scenario { name: label, ..sc.clone() };
-    Ok(Boot { comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()), host_seconds, lru_gen, cached: from_cache })
+    Ok(Boot {
+        comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()),
+        host_seconds,
+        lru_gen,
+        cached: from_cache,
+    })
 }
 
 /// The cache key of a boot: FNV-1a 64 over the package, the generated `/init`
@@ -212,7 +274,11 @@ fn run_key(package: &str, plan: &GuestPlan, digest: driver::trace::Digest) -> St
 }
 
 fn on_off(b: bool) -> &'static str {
-    if b { "on" } else { "off" }
+    if b {
+        "on"
+    } else {
+        "off"
+    }
 }
 
 /// The simulator profile for `family` with `lru_gen`.
@@ -240,7 +306,9 @@ impl Direction {
 }
 
 fn direction(boots: &[Boot]) -> Vec<Direction> {
-    let pswpout = |b: &Boot| b.comparison.rows.iter().find(|r| r.name == "pswpout").map(|r| (r.kernel_mean(), r.sim)).unwrap_or((0.0, 0.0));
+    let pswpout = |b: &Boot| {
+        b.comparison.rows.iter().find(|r| r.name == "pswpout").map(|r| (r.kernel_mean(), r.sim)).unwrap_or((0.0, 0.0))
+    };
     let base = |b: &Boot| b.comparison.scenario.name.split(' ').next().unwrap_or_default().to_string();
     let mut out = Vec::new();
     for on in boots.iter().filter(|b| b.lru_gen) {
@@ -256,7 +324,13 @@ fn direction(boots: &[Boot]) -> Vec<Direction> {
 fn direction_text(d: &[Direction]) -> String {
     let mut s = String::from("MGLRU vs classic, pswpout (on/off - 1):\n");
     for x in d {
-        s += &format!("  {:<12} kernel {:+.1}%  simulator {:+.1}%  {}\n", x.scenario, x.kernel * 100.0, x.sim * 100.0, if x.agrees() { "agrees" } else { "DISAGREES" });
+        s += &format!(
+            "  {:<12} kernel {:+.1}%  simulator {:+.1}%  {}\n",
+            x.scenario,
+            x.kernel * 100.0,
+            x.sim * 100.0,
+            if x.agrees() { "agrees" } else { "DISAGREES" }
+        );
     }
     s
 }
@@ -264,7 +338,13 @@ fn direction_text(d: &[Direction]) -> String {
 fn direction_markdown(d: &[Direction]) -> String {
     let mut s = String::from("MGLRU vs classic: change of `pswpout` with lru_gen on (on/off - 1).\n\n| scenario | kernel | simulator | direction agrees |\n|---|---|---|---|\n");
     for x in d {
-        s += &format!("| {} | {:+.1}% | {:+.1}% | {} |\n", x.scenario, x.kernel * 100.0, x.sim * 100.0, if x.agrees() { "yes" } else { "**no**" });
+        s += &format!(
+            "| {} | {:+.1}% | {:+.1}% | {} |\n",
+            x.scenario,
+            x.kernel * 100.0,
+            x.sim * 100.0,
+            if x.agrees() { "yes" } else { "**no**" }
+        );
     }
     s
 }

@@ -46,7 +46,9 @@ pub fn refusal() -> Option<String> {
         return Some("needs root: it creates a memory cgroup and a swap device".into());
     }
     if !Path::new(MEMCG_ROOT).join("memory.limit_in_bytes").exists() {
-        return Some(format!("needs the cgroup v1 memory controller at {MEMCG_ROOT} (cgroup v2 `memory.max` is not supported)"));
+        return Some(format!(
+            "needs the cgroup v1 memory controller at {MEMCG_ROOT} (cgroup v2 `memory.max` is not supported)"
+        ));
     }
     if !Path::new(ZRAM_SYS).exists() && find_tool("mkswap").is_none() {
         return Some("needs swap: no /dev/zram0 and no mkswap to make a swap file".into());
@@ -155,7 +157,8 @@ impl Host {
         self.swap = Some(SwapDev::File(path.clone()));
         // Swap files must have no holes.
         // SAFETY: allocates blocks of a file we own.
-        let rc = unsafe { libc::posix_fallocate(std::os::fd::AsRawFd::as_raw_fd(&f), 0, self.swap_bytes as libc::off_t) };
+        let rc =
+            unsafe { libc::posix_fallocate(std::os::fd::AsRawFd::as_raw_fd(&f), 0, self.swap_bytes as libc::off_t) };
         if rc != 0 {
             return Err(format!("{}: fallocate: {}", path.display(), std::io::Error::from_raw_os_error(rc)));
         }

@@ -93,7 +93,14 @@ pub struct ValidateArgs {
 impl ValidateArgs {
     /// The `--set` overrides as pairs.
     fn sim_settings(&self) -> Result<Vec<(String, String)>, UsageError> {
-        self.set.iter().map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).ok_or_else(|| UsageError(format!("--set {kv}: expected KEY=VALUE")))).collect()
+        self.set
+            .iter()
+            .map(|kv| {
+                kv.split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .ok_or_else(|| UsageError(format!("--set {kv}: expected KEY=VALUE")))
+            })
+            .collect()
     }
 }
 
@@ -121,7 +128,8 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     if args.lru_gen.is_some() {
         return Err(UsageError("--lru-gen needs --kernel debian-*: the host kernel has no MGLRU".into()).into());
     }
-    let set = scenarios::select(&args.scenario, scenarios::all(args.quick)).map_err(|e| anyhow::Error::new(UsageError(e)))?;
+    let set =
+        scenarios::select(&args.scenario, scenarios::all(args.quick)).map_err(|e| anyhow::Error::new(UsageError(e)))?;
     if let Some(why) = host::refusal() {
         return Err(Refused(why).into());
     }
@@ -129,13 +137,19 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     let driver_cpu = if host::nr_cpus() > 1 { 1 } else { 0 };
     host::pin_self(0);
     let page_cluster = host::sysctl("/proc/sys/vm/page-cluster").map_err(err)?;
-    let vma_ra = std::fs::read_to_string("/sys/kernel/mm/swap/vma_ra_enabled").map(|s| s.trim() == "true").unwrap_or(true);
+    let vma_ra =
+        std::fs::read_to_string("/sys/kernel/mm/swap/vma_ra_enabled").map(|s| s.trim() == "true").unwrap_or(true);
     let mut host = Host::setup(SWAP_BYTES, args.swap_file).map_err(err)?;
     let swap = host.swap.clone().expect("setup enabled swap");
-    eprintln!("reclaimsim validate: swap {} ({}), vm.page-cluster {page_cluster}, driver on CPU {driver_cpu}, {} rep(s)", match &swap {
-        host::SwapDev::Zram => "/dev/zram0".to_string(),
-        host::SwapDev::File(p) => p.display().to_string(),
-    }, swap.sim_kind(), args.reps);
+    eprintln!(
+        "reclaimsim validate: swap {} ({}), vm.page-cluster {page_cluster}, driver on CPU {driver_cpu}, {} rep(s)",
+        match &swap {
+            host::SwapDev::Zram => "/dev/zram0".to_string(),
+            host::SwapDev::File(p) => p.display().to_string(),
+        },
+        swap.sim_kind(),
+        args.reps
+    );
     let mut results = Vec::new();
     for sc in &set {
         let machine = replay::Machine {
@@ -166,8 +180,16 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         write_json_atomic(path, &doc)?;
     }
     if let Some(path) = &args.doc {
-        let setup = format!("kernel {kernel}, swap {swap_name}, {} rep(s) per scenario{}", args.reps, if args.quick { ", --quick" } else { "" });
-        let table = compare::markdown(&results.iter().collect::<Vec<_>>(), "reclaimsim validate all --reps N --doc docs/validation.md", &setup);
+        let setup = format!(
+            "kernel {kernel}, swap {swap_name}, {} rep(s) per scenario{}",
+            args.reps,
+            if args.quick { ", --quick" } else { "" }
+        );
+        let table = compare::markdown(
+            &results.iter().collect::<Vec<_>>(),
+            "reclaimsim validate all --reps N --doc docs/validation.md",
+            &setup,
+        );
         compare::rewrite_doc(path, "host", &table).map_err(err)?;
     }
     let missed: Vec<String> = results.iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
@@ -186,12 +208,20 @@ fn trace_of(sc: &Scenario, dir: &std::path::Path) -> Result<(Trace, Digest)> {
     let digest = write_trace(&pattern, &mut w)?;
     w.flush()?;
     drop(w);
-    let trace = read_trace(&mut BufReader::new(std::fs::File::open(&trace_path)?)).map_err(|e| err(format!("{}: {e}", trace_path.display())));
+    let trace = read_trace(&mut BufReader::new(std::fs::File::open(&trace_path)?))
+        .map_err(|e| err(format!("{}: {e}", trace_path.display())));
     std::fs::remove_file(&trace_path)?;
     Ok((trace?, digest))
 }
 
-fn run_scenario(host: &mut Host, sc: &Scenario, mut machine: replay::Machine, reps: u32, cpu: usize, stats_flush: Option<u64>) -> Result<Comparison> {
+fn run_scenario(
+    host: &mut Host,
+    sc: &Scenario,
+    mut machine: replay::Machine,
+    reps: u32,
+    cpu: usize,
+    stats_flush: Option<u64>,
+) -> Result<Comparison> {
     let pattern = Pattern::parse(&sc.pattern).map_err(err)?;
     let (trace, digest) = trace_of(sc, &host.dir)?;
     let mut runs = Vec::new();
@@ -208,13 +238,30 @@ fn run_scenario(host: &mut Host, sc: &Scenario, mut machine: replay::Machine, re
     Ok(Comparison::new(sc.clone(), machine, runs, report, started.elapsed().as_secs_f64()))
 }
 
-fn kernel_run(host: &mut Host, sc: &Scenario, pattern: &Pattern, rep: u32, cpu: usize, digest: driver::trace::Digest) -> Result<KernelRun> {
+fn kernel_run(
+    host: &mut Host,
+    sc: &Scenario,
+    pattern: &Pattern,
+    rep: u32,
+    cpu: usize,
+    digest: driver::trace::Digest,
+) -> Result<KernelRun> {
     let file = if pattern.file_pages > 0 { Some(host.fresh_file(pattern.file_pages).map_err(err)?) } else { None };
-    let cg = host.make_cgroup(&format!("reclaimsim-validate-{}-{}", std::process::id(), sc.name), sc.limit_bytes, sc.swappiness).map_err(err)?;
+    let cg = host
+        .make_cgroup(&format!("reclaimsim-validate-{}-{}", std::process::id(), sc.name), sc.limit_bytes, sc.swappiness)
+        .map_err(err)?;
     let before = host::vmstat().map_err(err)?;
     let poller = Poller::start(&cg);
     let mut cmd = Command::new(std::env::current_exe()?);
-    cmd.args(["driver", "run", &pattern.canonical, "--cgroup", cg.to_str().expect("UTF-8 path"), "--cpu", &cpu.to_string()]);
+    cmd.args([
+        "driver",
+        "run",
+        &pattern.canonical,
+        "--cgroup",
+        cg.to_str().expect("UTF-8 path"),
+        "--cpu",
+        &cpu.to_string(),
+    ]);
     if let Some(f) = &file {
         cmd.args(["--file", f.to_str().expect("UTF-8 path")]);
     }
@@ -229,11 +276,19 @@ fn kernel_run(host: &mut Host, sc: &Scenario, pattern: &Pattern, rep: u32, cpu: 
     let oom = std::fs::read_to_string(cg.join("memory.oom_control")).unwrap_or_default();
     host.remove_cgroup();
     if !status.success() {
-        return Err(err(format!("{} rep {rep}: the driver failed ({status}); memory.oom_control: {}", sc.name, oom.replace('\n', ", "))));
+        return Err(err(format!(
+            "{} rep {rep}: the driver failed ({status}); memory.oom_control: {}",
+            sc.name,
+            oom.replace('\n', ", ")
+        )));
     }
     let want = format!("digest {digest}");
     if !out.contains(&want) {
-        return Err(err(format!("{} rep {rep}: the driver's access sequence differs from the trace: got `{}`, want `{want}`", sc.name, out.trim())));
+        return Err(err(format!(
+            "{} rep {rep}: the driver's access sequence differs from the trace: got `{}`, want `{want}`",
+            sc.name,
+            out.trim()
+        )));
     }
     eprintln!("reclaimsim validate: {} rep {rep}: {wall:.2} s, {polls} memory.stat polls", sc.name);
     Ok(KernelRun { vmstat: stat::delta(&before, &after), memcg, wall_seconds: wall, polls })

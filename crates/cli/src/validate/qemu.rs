@@ -41,18 +41,38 @@ impl Drop for ScratchDir {
 pub const GUEST_MB: u64 = 512;
 /// KERNEL: the command line. `nokaslr norandmaps` and the qemu flags below make
 /// runs bit-identical; the console is quiet so the log stays small.
-const APPEND: &str = "console=ttyS0 panic=-1 nokaslr norandmaps quiet loglevel=1 transparent_hugepage=never rdinit=/init";
+const APPEND: &str =
+    "console=ttyS0 panic=-1 nokaslr norandmaps quiet loglevel=1 transparent_hugepage=never rdinit=/init";
 
 /// The qemu arguments of a boot (TCG, one CPU, instruction-counted clock,
 /// fixed RTC, no devices but two serial ports).
 pub fn qemu_args(image: &Path, initrd: &Path, console: &Path, report: &Path) -> Vec<String> {
     let s = |p: &Path| p.to_string_lossy().into_owned();
     [
-        "-accel", "tcg", "-smp", "1", "-m", &format!("{GUEST_MB}M"),
-        "-icount", "shift=0,sleep=off", "-rtc", "base=2024-01-01T00:00:00,clock=vm",
-        "-nodefaults", "-display", "none", "-no-reboot",
-        "-kernel", &s(image), "-initrd", &s(initrd), "-append", APPEND,
-        "-serial", &format!("file:{}", s(console)), "-serial", &format!("file:{}", s(report)),
+        "-accel",
+        "tcg",
+        "-smp",
+        "1",
+        "-m",
+        &format!("{GUEST_MB}M"),
+        "-icount",
+        "shift=0,sleep=off",
+        "-rtc",
+        "base=2024-01-01T00:00:00,clock=vm",
+        "-nodefaults",
+        "-display",
+        "none",
+        "-no-reboot",
+        "-kernel",
+        &s(image),
+        "-initrd",
+        &s(initrd),
+        "-append",
+        APPEND,
+        "-serial",
+        &format!("file:{}", s(console)),
+        "-serial",
+        &format!("file:{}", s(report)),
     ]
     .iter()
     .map(|a| a.to_string())
@@ -62,7 +82,8 @@ pub fn qemu_args(image: &Path, initrd: &Path, console: &Path, report: &Path) -> 
 /// Boots `image` with the initramfs bytes `cpio`; returns the report port's
 /// text. `timeout` bounds the host time.
 pub fn boot(qemu: &Path, image: &Path, cpio: &[u8], scratch: &ScratchDir, timeout: Duration) -> Result<String, String> {
-    let (initrd, console, report) = (scratch.0.join("initramfs.cpio"), scratch.0.join("console.log"), scratch.0.join("report.log"));
+    let (initrd, console, report) =
+        (scratch.0.join("initramfs.cpio"), scratch.0.join("console.log"), scratch.0.join("report.log"));
     fs::write(&initrd, cpio).map_err(|e| format!("{}: {e}", initrd.display()))?;
     let stderr = fs::File::create(scratch.0.join("qemu.stderr")).map_err(|e| e.to_string())?;
     let mut cmd = Command::new(qemu);
@@ -110,7 +131,11 @@ fn log_tail(console: &Path) -> String {
     let text = fs::read_to_string(console).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     let tail = lines[lines.len().saturating_sub(15)..].join("\n");
-    if tail.is_empty() { String::new() } else { format!("\nkernel log (last lines):\n{tail}") }
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("\nkernel log (last lines):\n{tail}")
+    }
 }
 
 #[cfg(test)]
@@ -119,8 +144,11 @@ mod tests {
 
     #[test]
     fn deterministic_flags_are_present() {
-        let a = qemu_args(Path::new("/k/vmlinuz"), Path::new("/t/i.cpio"), Path::new("/t/c.log"), Path::new("/t/r.log"));
-        let after = |flag: &str| a.iter().position(|x| x == flag).map(|i| a[i + 1].as_str()).unwrap_or_else(|| panic!("no {flag}"));
+        let a =
+            qemu_args(Path::new("/k/vmlinuz"), Path::new("/t/i.cpio"), Path::new("/t/c.log"), Path::new("/t/r.log"));
+        let after = |flag: &str| {
+            a.iter().position(|x| x == flag).map(|i| a[i + 1].as_str()).unwrap_or_else(|| panic!("no {flag}"))
+        };
         assert_eq!(after("-icount"), "shift=0,sleep=off");
         assert_eq!(after("-smp"), "1");
         assert_eq!(after("-accel"), "tcg");

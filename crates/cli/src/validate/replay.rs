@@ -19,7 +19,9 @@ impl Program for TraceProgram {
         let Some(&op) = self.ops.get(self.next) else { return Step::Done };
         self.next += 1;
         Step::Access(match op {
-            Op::Anon { page, write } => Access::Mem { region: self.region.expect("trace declares anon pages"), page, write },
+            Op::Anon { page, write } => {
+                Access::Mem { region: self.region.expect("trace declares anon pages"), page, write }
+            }
             Op::File { page } => Access::FileRead { file: self.file.expect("trace declares file pages"), page },
         })
     }

@@ -16,7 +16,11 @@ pub struct Scenario {
 /// The host's scenario set. `quick` scales everything down by 4 (32M limit) for
 /// the integration tests; the full set uses a 128M limit with 1.5x that touched.
 pub fn all(quick: bool) -> Vec<Scenario> {
-    if quick { sized(32, 250_000) } else { sized(128, 1_000_000) }
+    if quick {
+        sized(32, 250_000)
+    } else {
+        sized(128, 1_000_000)
+    }
 }
 
 /// The scenarios a guest kernel runs: the anonymous-memory ones (the guest has

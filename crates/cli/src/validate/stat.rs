@@ -46,7 +46,10 @@ mod tests {
 
     #[test]
     fn errors_name_file_and_line() {
-        assert_eq!(parse_stats("memory.stat", "cache 1\nrss x\n").unwrap_err(), "memory.stat:2: expected `name value`, found `rss x`");
+        assert_eq!(
+            parse_stats("memory.stat", "cache 1\nrss x\n").unwrap_err(),
+            "memory.stat:2: expected `name value`, found `rss x`"
+        );
         assert_eq!(parse_stats("vmstat", "pswpin\n").unwrap_err(), "vmstat:1: expected `name value`, found `pswpin`");
         assert!(parse_stats("vmstat", "a 1\na 2\n").unwrap_err().contains("repeated counter `a`"));
     }

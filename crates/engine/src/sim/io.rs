@@ -124,13 +124,19 @@ impl Machine {
         let wake = match reason {
             // Woken when a congested queue drains (clear_bdi_congested); with no
             // congested device the sleep runs to its timeout.
-            ThrottleReason::CongestionWait | ThrottleReason::IffCongested => {
-                [&mut self.fs_dev, &mut self.swap_dev].into_iter().filter_map(|d| d.congested(at).then(|| d.uncongested_at(at))).min().unwrap_or(timeout)
-            }
+            ThrottleReason::CongestionWait | ThrottleReason::IffCongested => [&mut self.fs_dev, &mut self.swap_dev]
+                .into_iter()
+                .filter_map(|d| d.congested(at).then(|| d.uncongested_at(at)))
+                .min()
+                .unwrap_or(timeout),
             // Woken once 32 pages (SWAP_CLUSTER_MAX per waiter) have been written.
             ThrottleReason::Writeback => {
                 let n = reclaim::SWAP_CLUSTER_MAX;
-                [&mut self.fs_dev, &mut self.swap_dev].into_iter().filter_map(|d| d.pages_done_at(at, n)).min().unwrap_or(timeout)
+                [&mut self.fs_dev, &mut self.swap_dev]
+                    .into_iter()
+                    .filter_map(|d| d.pages_done_at(at, n))
+                    .min()
+                    .unwrap_or(timeout)
             }
             ThrottleReason::Congested => timeout,
         };
@@ -178,9 +184,14 @@ impl Machine {
     /// `nr_dirty` and `nr_writeback` agree with the page flags (O(memory)).
     pub(super) fn check_dirty_gauges(&self) {
         let frames = self.mm.frames.as_slice();
-        let dirty = frames.iter().filter(|f| f.owner.as_file().is_some() && f.flags.has(PageFlags::DIRTY)).count() as u64;
+        let dirty =
+            frames.iter().filter(|f| f.owner.as_file().is_some() && f.flags.has(PageFlags::DIRTY)).count() as u64;
         let writeback = frames.iter().filter(|f| f.flags.has(PageFlags::WRITEBACK)).count() as u64;
-        assert_eq!((dirty, writeback), (self.mm.dirty.nr_dirty, self.mm.dirty.nr_writeback), "dirty/writeback gauges disagree with page flags");
+        assert_eq!(
+            (dirty, writeback),
+            (self.mm.dirty.nr_dirty, self.mm.dirty.nr_writeback),
+            "dirty/writeback gauges disagree with page flags"
+        );
     }
 }
 

@@ -37,7 +37,9 @@ impl Machine {
             // Reclaim drains this CPU's add batch first.
             self.lru_batches.drain();
             let env = self.env;
-            let sc = self.timed_reclaim(now + stall, |mm, policy, clock| reclaim::memcg::try_to_free_mem_cgroup_pages(mm, policy, env, 1, true, clock));
+            let sc = self.timed_reclaim(now + stall, |mm, policy, clock| {
+                reclaim::memcg::try_to_free_mem_cgroup_pages(mm, policy, env, 1, true, clock)
+            });
             let cost = self.work_cost(&sc.work);
             self.direct_reclaim_ns += cost;
             let wait = self.after_reclaim(&sc, now + stall, cost);

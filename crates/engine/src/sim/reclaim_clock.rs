@@ -22,7 +22,14 @@ pub(super) fn reclaim_cost(cpu: &CpuCosts, swap_dev: &Device, w: &ReclaimWork) -
 /// Schedules completions for writes reclaim submitted at `at`: swap-outs on
 /// the swap device (contiguous slots as one request, as the block layer merges
 /// them), file pages one request each on the filesystem device.
-pub(super) fn submit_writes(mm: &Mm, swap_dev: &mut Device, fs_dev: &mut Device, queue: &mut EventQueue, pfns: &[Pfn], at: Nanos) {
+pub(super) fn submit_writes(
+    mm: &Mm,
+    swap_dev: &mut Device,
+    fs_dev: &mut Device,
+    queue: &mut EventQueue,
+    pfns: &[Pfn],
+    at: Nanos,
+) {
     let mut swap: Vec<(u32, Pfn)> = Vec::new();
     for &pfn in pfns {
         if mm.frames[pfn].is_anon() {
@@ -80,7 +87,11 @@ impl Machine {
     /// Kept out of line: it is off the fault path's common case.
     #[cold]
     #[inline(never)]
-    pub(super) fn timed_reclaim(&mut self, start: Nanos, call: impl FnOnce(&mut Mm, &mut dyn ReclaimPolicy, &mut dyn PassTime) -> ScanControl) -> ScanControl {
+    pub(super) fn timed_reclaim(
+        &mut self,
+        start: Nanos,
+        call: impl FnOnce(&mut Mm, &mut dyn ReclaimPolicy, &mut dyn PassTime) -> ScanControl,
+    ) -> ScanControl {
         let mut clock = ReclaimClock {
             start,
             cpu: &self.cfg.cpu,

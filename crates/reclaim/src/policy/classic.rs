@@ -174,7 +174,10 @@ impl Classic {
 
     /// Workingset activations (anon, file) as the group's statistics report them.
     fn stat_activations(&self, mm: &Mm) -> [u64; 2] {
-        self.group_stats.map_or_else(|| [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)], |g| g.activations)
+        self.group_stats.map_or_else(
+            || [mm.stat.get(VmEvent::WorkingsetActivateAnon), mm.stat.get(VmEvent::WorkingsetActivateFile)],
+            |g| g.activations,
+        )
     }
 
     fn add_to_list(&mut self, mm: &mut Mm, pfn: Pfn, tail: bool) {
@@ -370,7 +373,14 @@ impl Classic {
     }
 
     /// `shrink_inactive_list()`. Returns pages reclaimed.
-    fn shrink_inactive_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl, env: PageoutEnv) -> u64 {
+    fn shrink_inactive_list(
+        &mut self,
+        mm: &mut Mm,
+        nr_to_scan: u64,
+        ty: usize,
+        sc: &mut ScanControl,
+        env: PageoutEnv,
+    ) -> u64 {
         let nr_scanned = self.isolate(mm, ty * 2, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
         if let Some(ev) = sc.reclaimer.pgscan() {
@@ -431,8 +441,16 @@ impl Classic {
         // Only global reclaim checks for a tiny file LRU; from v4.12 only while
         // inactive anon is healthy enough to take all the scanning.
         let anon_can_take_it = !may_deactivate[ANON] && (self.len(IA) >> sc.priority) != 0;
-        let file_is_tiny = !sc.reclaimer.is_cgroup() && file + free <= total_high && (anon_can_take_it || !self.cfg.tiny_file_needs_anon);
-        self.pass = PassControl { anon_cost: self.anon_cost, file_cost: self.file_cost, may_deactivate, cache_trim_mode, file_is_tiny };
+        let file_is_tiny = !sc.reclaimer.is_cgroup()
+            && file + free <= total_high
+            && (anon_can_take_it || !self.cfg.tiny_file_needs_anon);
+        self.pass = PassControl {
+            anon_cost: self.anon_cost,
+            file_cost: self.file_cost,
+            may_deactivate,
+            cache_trim_mode,
+            file_is_tiny,
+        };
     }
 
     /// `get_scan_count()`: how many pages of each list to scan at `sc.priority`.
@@ -452,7 +470,8 @@ impl Classic {
         } else {
             ScanBalance::Fract
         };
-        let (fraction, denominator) = if balance == ScanBalance::Fract { self.fractions(swappiness) } else { ([0, 0], 0) };
+        let (fraction, denominator) =
+            if balance == ScanBalance::Fract { self.fractions(swappiness) } else { ([0, 0], 0) };
         let mut nr = [0u64; 4];
         for (lru, slot) in nr.iter_mut().enumerate() {
             let ty = lru / 2;
@@ -615,7 +634,11 @@ impl FolioHooks for Classic {
             }
             return None;
         }
-        let shadow = pack_shadow(ShadowInfo { eviction: self.nonresident_age, memcg: 0, workingset: f.flags.has(PageFlags::WORKINGSET) });
+        let shadow = pack_shadow(ShadowInfo {
+            eviction: self.nonresident_age,
+            memcg: 0,
+            workingset: f.flags.has(PageFlags::WORKINGSET),
+        });
         self.age_nonresident(1);
         Some(shadow)
     }
@@ -638,7 +661,10 @@ impl ReclaimPolicy for Classic {
             // afterwards if they were already listed (`on_swap_in_listed`).
             mm.frames[pfn].flags.set(PageFlags::ACTIVE);
         }
-        if origin == Origin::SwapIn && matches!(self.cfg.balance, Balance::RefaultCost | Balance::Rfc2016) && !self.cfg.anon_workingset {
+        if origin == Origin::SwapIn
+            && matches!(self.cfg.balance, Balance::RefaultCost | Balance::Rfc2016)
+            && !self.cfg.anon_workingset
+        {
             // v5.8 and the 2016 RFC: every anon swap-in was charged as IO cost.
             self.note_cost(ANON, 1, 0);
         }
@@ -729,7 +755,11 @@ impl ReclaimPolicy for Classic {
                 let f = &frames[pfn as usize];
                 assert!(f.flags.has(PageFlags::LRU), "pfn {pfn} on list {lru} without PG_lru");
                 assert_eq!(f.lru as usize, lru, "pfn {pfn} on list {lru} but records {}", f.lru);
-                assert_eq!(lru_index(f.is_anon(), f.flags.has(PageFlags::ACTIVE)), lru, "pfn {pfn}: type/active flags disagree with its list");
+                assert_eq!(
+                    lru_index(f.is_anon(), f.flags.has(PageFlags::ACTIVE)),
+                    lru,
+                    "pfn {pfn}: type/active flags disagree with its list"
+                );
                 n += 1;
             }
             assert_eq!(n, list.len(), "list {lru}: length {} but {n} pages linked", list.len());

@@ -107,7 +107,13 @@ pub trait ReclaimPolicy {
 
     /// A write to `/sys/kernel/debug/lru_gen` (`+`/`-` aging and eviction
     /// commands). Work done goes to `sc`; the error is the kernel's errno name.
-    fn lru_gen_write(&mut self, _mm: &mut Mm, _text: &str, _sc: &mut ScanControl, _env: PageoutEnv) -> Result<(), &'static str> {
+    fn lru_gen_write(
+        &mut self,
+        _mm: &mut Mm,
+        _text: &str,
+        _sc: &mut ScanControl,
+        _env: PageoutEnv,
+    ) -> Result<(), &'static str> {
         Err("ENOENT")
     }
 }

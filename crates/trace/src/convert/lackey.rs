@@ -19,7 +19,12 @@ use std::io::BufRead;
 /// SIM-CHOICE: the largest reference lackey can report is far below this.
 const MAX_REF_BYTES: u64 = 1 << 16;
 
-pub(super) fn convert(input: &mut dyn BufRead, source: &str, opts: &Options, sink: Sink) -> Result<Converted, TraceError> {
+pub(super) fn convert(
+    input: &mut dyn BufRead,
+    source: &str,
+    opts: &Options,
+    sink: Sink,
+) -> Result<Converted, TraceError> {
     let mut lines = Lines::new(input, source);
     let mut space = AddressPages::new(opts.page_size);
     let (mut messages, mut foreign) = (0u64, 0u64);
@@ -35,14 +40,27 @@ pub(super) fn convert(input: &mut dyn BufRead, source: &str, opts: &Options, sin
                 foreign += 1;
                 continue;
             }
-            _ => return Err(at.error(ErrorKind::Malformed, format!("not a lackey line (expected `I  `, ` L `, ` S ` or ` M ` then ADDR,SIZE): {}", clip(line)))),
+            _ => {
+                return Err(at.error(
+                    ErrorKind::Malformed,
+                    format!("not a lackey line (expected `I  `, ` L `, ` S ` or ` M ` then ADDR,SIZE): {}", clip(line)),
+                ))
+            }
         };
-        let parsed = rest.trim().split_once(',').and_then(|(a, s)| Some((u64::from_str_radix(a, 16).ok()?, s.parse::<u64>().ok()?)));
+        let parsed = rest
+            .trim()
+            .split_once(',')
+            .and_then(|(a, s)| Some((u64::from_str_radix(a, 16).ok()?, s.parse::<u64>().ok()?)));
         let Some((addr, size)) = parsed else {
-            return Err(at.error(ErrorKind::Malformed, format!("expected hex ADDR,decimal SIZE after the operation: {}", clip(line))));
+            return Err(at.error(
+                ErrorKind::Malformed,
+                format!("expected hex ADDR,decimal SIZE after the operation: {}", clip(line)),
+            ));
         };
         if size == 0 || size > MAX_REF_BYTES {
-            return Err(at.error(ErrorKind::Limit, format!("reference size {size} bytes is not in 1..={MAX_REF_BYTES}")));
+            return Err(
+                at.error(ErrorKind::Limit, format!("reference size {size} bytes is not in 1..={MAX_REF_BYTES}"))
+            );
         }
         let (first, last) = space.page_span(addr, size);
         for vpn in first..=last {

@@ -37,7 +37,10 @@ impl AddressPages {
                 let n = self.chunks.len() as u32;
                 let i = *self.chunks.entry(chunk).or_insert(n);
                 if (i as u64 + 1) * CHUNK_PAGES > MAX_TOTAL_PAGES {
-                    return Err(format!("more than {} distinct 2 MiB chunks of addresses; at most {MAX_TOTAL_PAGES} pages", MAX_TOTAL_PAGES / CHUNK_PAGES));
+                    return Err(format!(
+                        "more than {} distinct 2 MiB chunks of addresses; at most {MAX_TOTAL_PAGES} pages",
+                        MAX_TOTAL_PAGES / CHUNK_PAGES
+                    ));
                 }
                 self.last = Some((chunk, i));
                 i

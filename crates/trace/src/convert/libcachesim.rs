@@ -20,7 +20,14 @@ use std::io::BufRead;
 
 const ORACLE_RECORD_BYTES: usize = 24;
 
-fn emit(objects: &mut ObjectPages, id: u64, bytes: u64, page_size: u32, time_s: u64, sink: &mut Sink) -> Result<(), String> {
+fn emit(
+    objects: &mut ObjectPages,
+    id: u64,
+    bytes: u64,
+    page_size: u32,
+    time_s: u64,
+    sink: &mut Sink,
+) -> Result<(), String> {
     let (page, pages) = objects.place(id, bytes.div_ceil(page_size as u64))?;
     let time_ns = time_s.checked_mul(1_000_000_000).ok_or_else(|| format!("time {time_s} s overflows nanoseconds"))?;
     sink(&Record { event: Event::FileRead { file: 0, page, pages }, time_ns }).map_err(|e| e.to_string())
@@ -30,7 +37,12 @@ fn file(objects: ObjectPages, skipped: Vec<(String, u64)>) -> Converted {
     (Vec::new(), vec![Decl { name: "objects".into(), pages: objects.pages() }], skipped)
 }
 
-pub(super) fn convert_oracle_general(input: &mut dyn BufRead, source: &str, opts: &Options, mut sink: Sink) -> Result<Converted, TraceError> {
+pub(super) fn convert_oracle_general(
+    input: &mut dyn BufRead,
+    source: &str,
+    opts: &Options,
+    mut sink: Sink,
+) -> Result<Converted, TraceError> {
     let mut objects = ObjectPages::default();
     let mut b = [0u8; ORACLE_RECORD_BYTES];
     let mut offset = 0u64;
@@ -41,18 +53,29 @@ pub(super) fn convert_oracle_general(input: &mut dyn BufRead, source: &str, opts
             break;
         }
         if got < ORACLE_RECORD_BYTES {
-            return Err(TraceError::new(source, at, ErrorKind::Malformed, format!("truncated oracleGeneral record {}: {got} of {ORACLE_RECORD_BYTES} bytes", offset / 24)));
+            return Err(TraceError::new(
+                source,
+                at,
+                ErrorKind::Malformed,
+                format!("truncated oracleGeneral record {}: {got} of {ORACLE_RECORD_BYTES} bytes", offset / 24),
+            ));
         }
         let time = u32::from_le_bytes(b[0..4].try_into().expect("4 bytes")) as u64;
         let id = u64::from_le_bytes(b[4..12].try_into().expect("8 bytes"));
         let size = u32::from_le_bytes(b[12..16].try_into().expect("4 bytes")) as u64;
-        emit(&mut objects, id, size, opts.page_size, time, &mut sink).map_err(|m| TraceError::new(source, at, ErrorKind::Limit, m))?;
+        emit(&mut objects, id, size, opts.page_size, time, &mut sink)
+            .map_err(|m| TraceError::new(source, at, ErrorKind::Limit, m))?;
         offset += ORACLE_RECORD_BYTES as u64;
     }
     Ok(file(objects, Vec::new()))
 }
 
-pub(super) fn convert_csv(input: &mut dyn BufRead, source: &str, opts: &Options, mut sink: Sink) -> Result<Converted, TraceError> {
+pub(super) fn convert_csv(
+    input: &mut dyn BufRead,
+    source: &str,
+    opts: &Options,
+    mut sink: Sink,
+) -> Result<Converted, TraceError> {
     let mut lines = Lines::new(input, source);
     let mut objects = ObjectPages::default();
     let mut header = 0;
@@ -67,19 +90,33 @@ pub(super) fn convert_csv(input: &mut dyn BufRead, source: &str, opts: &Options,
                 header = 1;
                 continue;
             }
-            return Err(at.error(ErrorKind::Malformed, format!("column 2 (obj_id) is not an unsigned integer: {}", clip(line))));
+            return Err(
+                at.error(ErrorKind::Malformed, format!("column 2 (obj_id) is not an unsigned integer: {}", clip(line)))
+            );
         };
-        let time: u64 = time.parse().map_err(|_| at.error(ErrorKind::Malformed, format!("column 1 (time) is not an unsigned integer: {}", clip(line))))?;
+        let time: u64 = time.parse().map_err(|_| {
+            at.error(ErrorKind::Malformed, format!("column 1 (time) is not an unsigned integer: {}", clip(line)))
+        })?;
         let size: u64 = match size {
             None | Some("") => opts.page_size as u64,
-            Some(s) => s.parse().map_err(|_| at.error(ErrorKind::Malformed, format!("column 3 (obj_size) is not an unsigned integer: {}", clip(line))))?,
+            Some(s) => s.parse().map_err(|_| {
+                at.error(
+                    ErrorKind::Malformed,
+                    format!("column 3 (obj_size) is not an unsigned integer: {}", clip(line)),
+                )
+            })?,
         };
         emit(&mut objects, id, size, opts.page_size, time, &mut sink).map_err(|m| at.error(ErrorKind::Limit, m))?;
     }
     Ok(file(objects, vec![("header lines".into(), header)]))
 }
 
-pub(super) fn convert_txt(input: &mut dyn BufRead, source: &str, opts: &Options, mut sink: Sink) -> Result<Converted, TraceError> {
+pub(super) fn convert_txt(
+    input: &mut dyn BufRead,
+    source: &str,
+    opts: &Options,
+    mut sink: Sink,
+) -> Result<Converted, TraceError> {
     let mut lines = Lines::new(input, source);
     let mut objects = ObjectPages::default();
     while let Some((at, line)) = lines.next_line()? {
@@ -87,8 +124,11 @@ pub(super) fn convert_txt(input: &mut dyn BufRead, source: &str, opts: &Options,
         if t.is_empty() {
             continue;
         }
-        let id: u64 = t.parse().map_err(|_| at.error(ErrorKind::Malformed, format!("expected one unsigned integer object id: {}", clip(line))))?;
-        emit(&mut objects, id, opts.page_size as u64, opts.page_size, 0, &mut sink).map_err(|m| at.error(ErrorKind::Limit, m))?;
+        let id: u64 = t.parse().map_err(|_| {
+            at.error(ErrorKind::Malformed, format!("expected one unsigned integer object id: {}", clip(line)))
+        })?;
+        emit(&mut objects, id, opts.page_size as u64, opts.page_size, 0, &mut sink)
+            .map_err(|m| at.error(ErrorKind::Limit, m))?;
     }
     Ok(file(objects, Vec::new()))
 }

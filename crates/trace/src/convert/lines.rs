@@ -24,7 +24,9 @@ impl<'a> Lines<'a> {
     pub fn next_line(&mut self) -> Result<Option<(At<'a>, &str)>, TraceError> {
         self.buf.clear();
         self.line += 1;
-        let n = Read::take(&mut self.input, MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut self.buf).map_err(|e| self.error(ErrorKind::Io, e.to_string()))?;
+        let n = Read::take(&mut self.input, MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| self.error(ErrorKind::Io, e.to_string()))?;
         if n == 0 {
             return Ok(None);
         }
@@ -35,7 +37,9 @@ impl<'a> Lines<'a> {
             self.buf.pop();
         }
         let at = At { source: self.source, line: self.line };
-        std::str::from_utf8(&self.buf).map(|l| Some((at, l))).map_err(|_| TraceError::new(self.source, Location::Line(self.line), ErrorKind::Malformed, "line is not UTF-8 text"))
+        std::str::from_utf8(&self.buf).map(|l| Some((at, l))).map_err(|_| {
+            TraceError::new(self.source, Location::Line(self.line), ErrorKind::Malformed, "line is not UTF-8 text")
+        })
     }
 
     fn error(&self, kind: ErrorKind, message: impl Into<String>) -> TraceError {

@@ -7,8 +7,8 @@
 //! bounded by the number of distinct pages, objects or files, not by the input
 //! length. Errors name the input's line (text) or byte offset (binary).
 
-mod layout;
 mod lackey;
+mod layout;
 mod libcachesim;
 mod lines;
 mod pages;
@@ -40,12 +40,24 @@ pub enum Format {
 /// Every format with its name and a one-line description.
 pub const FORMATS: &[(Format, &str, &str)] = &[
     (Format::Lackey, "lackey", "valgrind --tool=lackey --trace-mem=yes output (I/L/S/M lines) -> one address space"),
-    (Format::OracleGeneral, "oracle-general", "libCacheSim oracleGeneral binary (24-byte records) -> reads of one file"),
+    (
+        Format::OracleGeneral,
+        "oracle-general",
+        "libCacheSim oracleGeneral binary (24-byte records) -> reads of one file",
+    ),
     (Format::Csv, "csv", "CSV block trace time,obj_id[,size,...] (libCacheSim column order) -> reads of one file"),
     (Format::Txt, "txt", "one object id per line (libCacheSim txt) -> reads of one file"),
     (Format::Pages, "pages", "one decimal page number per line, optional ` W`; LIRS traces (--as anon|file)"),
-    (Format::Addresses, "addresses", "one hex byte address per line (optional l/s before, W after) -> one address space"),
-    (Format::Strace, "strace", "strace log of open/read/pread64/write/pwrite64/lseek/mmap/munmap/close -> file page reads/writes"),
+    (
+        Format::Addresses,
+        "addresses",
+        "one hex byte address per line (optional l/s before, W after) -> one address space",
+    ),
+    (
+        Format::Strace,
+        "strace",
+        "strace log of open/read/pread64/write/pwrite64/lseek/mmap/munmap/close -> file page reads/writes",
+    ),
 ];
 
 impl Format {
@@ -100,7 +112,13 @@ pub struct Outline {
 pub type Sink<'a> = &'a mut dyn FnMut(&Record) -> Result<(), TraceError>;
 
 /// Converts `input` (named `source` in errors) from `format`, handing records to `sink`.
-pub fn convert(format: Format, input: &mut dyn BufRead, source: &str, opts: &Options, sink: Sink) -> Result<Outline, TraceError> {
+pub fn convert(
+    format: Format,
+    input: &mut dyn BufRead,
+    source: &str,
+    opts: &Options,
+    sink: Sink,
+) -> Result<Outline, TraceError> {
     let (spaces, files, skipped) = match format {
         Format::Lackey => lackey::convert(input, source, opts, sink)?,
         Format::OracleGeneral => libcachesim::convert_oracle_general(input, source, opts, sink)?,
@@ -110,7 +128,8 @@ pub fn convert(format: Format, input: &mut dyn BufRead, source: &str, opts: &Opt
         Format::Addresses => pages::convert_addresses(input, source, opts, sink)?,
         Format::Strace => strace::convert(input, source, opts, sink)?,
     };
-    let header = Header { page_size: opts.page_size, timestamps: format.timestamps(), compressed: false, spaces, files };
+    let header =
+        Header { page_size: opts.page_size, timestamps: format.timestamps(), compressed: false, spaces, files };
     Ok(Outline { header, skipped })
 }
 

@@ -11,7 +11,12 @@ use std::io::BufRead;
 /// `--from pages`: `PAGE` or `PAGE W` per line (`R` is also accepted); `*`
 /// lines (checkpoint markers of the LIRS tools) and blank lines are skipped.
 /// Page numbers are kept as they are: the space or file has max + 1 pages.
-pub(super) fn convert_pages(input: &mut dyn BufRead, source: &str, opts: &Options, sink: Sink) -> Result<Converted, TraceError> {
+pub(super) fn convert_pages(
+    input: &mut dyn BufRead,
+    source: &str,
+    opts: &Options,
+    sink: Sink,
+) -> Result<Converted, TraceError> {
     let mut lines = Lines::new(input, source);
     let mut size = 0u32;
     let mut markers = 0u64;
@@ -22,9 +27,13 @@ pub(super) fn convert_pages(input: &mut dyn BufRead, source: &str, opts: &Option
             markers += 1;
             continue;
         }
-        let page: u64 = first.parse().map_err(|_| at.error(ErrorKind::Malformed, format!("expected a decimal page number: {}", clip(line))))?;
+        let page: u64 = first
+            .parse()
+            .map_err(|_| at.error(ErrorKind::Malformed, format!("expected a decimal page number: {}", clip(line))))?;
         if page >= MAX_TOTAL_PAGES {
-            return Err(at.error(ErrorKind::Limit, format!("page {page} is beyond the limit of {MAX_TOTAL_PAGES} pages")));
+            return Err(
+                at.error(ErrorKind::Limit, format!("page {page} is beyond the limit of {MAX_TOTAL_PAGES} pages"))
+            );
         }
         let write = match (tok.next(), tok.next()) {
             (None, _) | (Some("R" | "r"), None) => false,
@@ -50,15 +59,29 @@ pub(super) fn convert_pages(input: &mut dyn BufRead, source: &str, opts: &Option
 
 /// `--from addresses`: `ADDR`, `ADDR W|R`, or `l|s ADDR [N]` (load/store, then
 /// anything numeric, as in the SPEC CPU2000 traces); ADDR in hex with or without `0x`.
-pub(super) fn convert_addresses(input: &mut dyn BufRead, source: &str, opts: &Options, sink: Sink) -> Result<Converted, TraceError> {
+pub(super) fn convert_addresses(
+    input: &mut dyn BufRead,
+    source: &str,
+    opts: &Options,
+    sink: Sink,
+) -> Result<Converted, TraceError> {
     let mut lines = Lines::new(input, source);
     let mut space = AddressPages::new(opts.page_size);
     while let Some((at, line)) = lines.next_line()? {
         let tok: Vec<&str> = line.split_ascii_whitespace().collect();
-        let bad = || at.error(ErrorKind::Malformed, format!("expected `ADDR`, `ADDR W` or `l|s ADDR [N]` with ADDR in hex: {}", clip(line)));
+        let bad = || {
+            at.error(
+                ErrorKind::Malformed,
+                format!("expected `ADDR`, `ADDR W` or `l|s ADDR [N]` with ADDR in hex: {}", clip(line)),
+            )
+        };
         let (addr, write) = match tok.as_slice() {
             [] => continue,
-            [op @ ("l" | "s" | "L" | "S"), a, rest @ ..] if rest.len() <= 1 && rest.iter().all(|n| n.parse::<u64>().is_ok()) => (*a, op.eq_ignore_ascii_case("s")),
+            [op @ ("l" | "s" | "L" | "S"), a, rest @ ..]
+                if rest.len() <= 1 && rest.iter().all(|n| n.parse::<u64>().is_ok()) =>
+            {
+                (*a, op.eq_ignore_ascii_case("s"))
+            }
             [a] => (*a, false),
             [a, "W" | "w"] => (*a, true),
             [a, "R" | "r"] => (*a, false),

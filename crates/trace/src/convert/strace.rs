@@ -80,7 +80,12 @@ fn parse_call(s: &str) -> Result<Call<'_>, String> {
         args.push(last);
     }
     let rest = s[close + 1..].trim_start();
-    let result = rest.strip_prefix('=').ok_or("expected ` = RESULT` after the arguments")?.split_ascii_whitespace().next().ok_or("missing result after `=`")?;
+    let result = rest
+        .strip_prefix('=')
+        .ok_or("expected ` = RESULT` after the arguments")?
+        .split_ascii_whitespace()
+        .next()
+        .ok_or("missing result after `=`")?;
     let result = if result == "?" {
         None
     } else if let Some(h) = result.strip_prefix("0x") {
@@ -130,7 +135,9 @@ impl State {
         let ps = page_size as u64;
         let (first, end) = (off / ps, off.checked_add(len).ok_or("offset overflows")?.div_ceil(ps));
         if end > MAX_TOTAL_PAGES {
-            return Err(format!("byte range {off}+{len} reaches page {end}, beyond the limit of {MAX_TOTAL_PAGES} pages"));
+            return Err(format!(
+                "byte range {off}+{len} reaches page {end}, beyond the limit of {MAX_TOTAL_PAGES} pages"
+            ));
         }
         let d = &mut self.files[file as usize];
         d.pages = d.pages.max(end as u32);
@@ -145,7 +152,8 @@ impl State {
         let fd_arg = int(c.args.first());
         match c.name {
             "open" | "creat" | "openat" => {
-                let p = path(c.args.get(if c.name == "openat" { 1 } else { 0 })).ok_or("expected a quoted path argument")?;
+                let p = path(c.args.get(if c.name == "openat" { 1 } else { 0 }))
+                    .ok_or("expected a quoted path argument")?;
                 let f = self.file(p)?;
                 self.fds.insert(ret, (f, 0));
                 Ok(None)
@@ -166,7 +174,11 @@ impl State {
                     return Ok(None);
                 };
                 let positional = c.name.starts_with('p');
-                let off = if positional { int(c.args.get(3)).filter(|&o| o >= 0).ok_or("expected an offset as the 4th argument")? as u64 } else { off };
+                let off = if positional {
+                    int(c.args.get(3)).filter(|&o| o >= 0).ok_or("expected an offset as the 4th argument")? as u64
+                } else {
+                    off
+                };
                 if !positional {
                     self.fds.insert(fd_arg.expect("checked above"), (file, off + ret as u64));
                 }
@@ -187,7 +199,8 @@ impl State {
                     return Ok(None);
                 };
                 let len = int(c.args.get(1)).filter(|&l| l > 0).ok_or("expected a length as the 2nd argument")? as u64;
-                let off = int(c.args.get(5)).filter(|&o| o >= 0).ok_or("expected an offset as the 6th argument")? as u64;
+                let off =
+                    int(c.args.get(5)).filter(|&o| o >= 0).ok_or("expected an offset as the 6th argument")? as u64;
                 let (page, pages) = self.pages(file, off, len, page_size)?;
                 self.maps.insert(ret as u64, (file, page, pages));
                 Ok(Some(Event::Mmap { file, page, pages }))
@@ -228,7 +241,12 @@ fn strip_prefixes(mut s: &str) -> &str {
     s.trim_start()
 }
 
-pub(super) fn convert(input: &mut dyn BufRead, source: &str, opts: &Options, sink: Sink) -> Result<Converted, TraceError> {
+pub(super) fn convert(
+    input: &mut dyn BufRead,
+    source: &str,
+    opts: &Options,
+    sink: Sink,
+) -> Result<Converted, TraceError> {
     let mut lines = Lines::new(input, source);
     let mut st = State::default();
     while let Some((at, line)) = lines.next_line()? {
@@ -249,7 +267,9 @@ pub(super) fn convert(input: &mut dyn BufRead, source: &str, opts: &Options, sin
             continue;
         }
         let call = parse_call(s).map_err(|m| at.error(ErrorKind::Malformed, format!("{m}: {}", clip(line))))?;
-        if let Some(e) = st.call(&call, opts.page_size).map_err(|m| at.error(ErrorKind::Malformed, format!("{}: {m}", call.name)))? {
+        if let Some(e) =
+            st.call(&call, opts.page_size).map_err(|m| at.error(ErrorKind::Malformed, format!("{}: {m}", call.name)))?
+        {
             sink(&Record::at0(e))?;
         }
     }

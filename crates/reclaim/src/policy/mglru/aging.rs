@@ -60,7 +60,13 @@ pub struct MmStats {
 /// clears its accessed bit, moves its dirty bit into `PG_dirty` with the dirty
 /// accounting of `folio_mark_dirty()` (not for anon pages without a swap slot,
 /// dirty by nature) and returns the page.
-fn take_young(pte: &mut Pte, frames: &mut FrameTable, dirty: &mut DirtyState, stat: &mut VmStat, can_swap: bool) -> Option<Pfn> {
+fn take_young(
+    pte: &mut Pte,
+    frames: &mut FrameTable,
+    dirty: &mut DirtyState,
+    stat: &mut VmStat,
+    can_swap: bool,
+) -> Option<Pfn> {
     let pfn = pte.pfn()?;
     if !pte.young() || (!can_swap && frames[pfn].is_anon()) {
         return None;
@@ -117,7 +123,15 @@ impl Mglru {
     }
 
     /// `try_to_inc_max_seq()`: walk, then open a generation. False if `seq` is stale.
-    pub(super) fn try_to_inc_max_seq(&mut self, mm: &mut Mm, seq: u64, can_swap: bool, force_scan: bool, now_ns: u64, work: &mut ReclaimWork) -> bool {
+    pub(super) fn try_to_inc_max_seq(
+        &mut self,
+        mm: &mut Mm,
+        seq: u64,
+        can_swap: bool,
+        force_scan: bool,
+        now_ns: u64,
+        work: &mut ReclaimWork,
+    ) -> bool {
         if seq != self.lrugen.max_seq {
             return false;
         }
@@ -133,7 +147,15 @@ impl Mglru {
     }
 
     /// `walk_mm()` for one region: `walk_pmd_range` over its PTE tables.
-    fn walk_region(&mut self, mm: &mut Mm, r: usize, max_seq: u64, can_swap: bool, force_scan: bool, work: &mut ReclaimWork) {
+    fn walk_region(
+        &mut self,
+        mm: &mut Mm,
+        r: usize,
+        max_seq: u64,
+        can_swap: bool,
+        force_scan: bool,
+        work: &mut ReclaimWork,
+    ) {
         let Mm { regions, frames, dirty, stat, .. } = mm;
         let region = &mut regions[r];
         if region.kind == RegionKind::Anon && !can_swap {
@@ -166,7 +188,9 @@ impl Mglru {
             let (s, e) = (c * PTRS_PER_PTE, ((c + 1) * PTRS_PER_PTE).min(n));
             let mut young = 0;
             for i in s..e {
-                let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap) else { continue };
+                let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap) else {
+                    continue;
+                };
                 young += 1;
                 self.update_gen(frames, pfn, new_gen);
             }

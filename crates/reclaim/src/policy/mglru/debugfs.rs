@@ -97,7 +97,13 @@ impl Mglru {
     }
 
     /// Runs the commands of one write (`run_cmd`); stops at the first error.
-    pub(super) fn write(&mut self, mm: &mut Mm, text: &str, sc: &mut ScanControl, env: PageoutEnv) -> Result<(), &'static str> {
+    pub(super) fn write(
+        &mut self,
+        mm: &mut Mm,
+        text: &str,
+        sc: &mut ScanControl,
+        env: PageoutEnv,
+    ) -> Result<(), &'static str> {
         let cmds = parse(text).map_err(|_| "EINVAL")?;
         for c in cmds {
             let swappiness = c.swappiness.unwrap_or_else(|| self.get_swappiness(mm, sc));
@@ -111,7 +117,14 @@ impl Mglru {
     }
 
     /// `run_aging()`.
-    fn run_aging(&mut self, mm: &mut Mm, seq: u64, can_swap: bool, force_scan: bool, sc: &mut ScanControl) -> Result<(), &'static str> {
+    fn run_aging(
+        &mut self,
+        mm: &mut Mm,
+        seq: u64,
+        can_swap: bool,
+        force_scan: bool,
+        sc: &mut ScanControl,
+    ) -> Result<(), &'static str> {
         let max_seq = self.lrugen.max_seq;
         let first = if can_swap { ANON } else { FILE };
         if seq < max_seq {
@@ -128,7 +141,15 @@ impl Mglru {
     }
 
     /// `run_eviction()`.
-    fn run_eviction(&mut self, mm: &mut Mm, seq: u64, swappiness: u32, nr_to_reclaim: u64, sc: &mut ScanControl, env: PageoutEnv) -> Result<(), &'static str> {
+    fn run_eviction(
+        &mut self,
+        mm: &mut Mm,
+        seq: u64,
+        swappiness: u32,
+        nr_to_reclaim: u64,
+        sc: &mut ScanControl,
+        env: PageoutEnv,
+    ) -> Result<(), &'static str> {
         if seq + MIN_NR_GENS > self.lrugen.max_seq {
             return Err("EINVAL");
         }

@@ -37,14 +37,20 @@ impl Mglru {
                 self.pid.protected[ty][tier] += 1;
             }
             if !self.refs.rework && !self.cfg.lru_gen.v6_12 {
-                mm.stat.count(if ty == ANON { VmEvent::WorkingsetActivateAnon } else { VmEvent::WorkingsetActivateFile }, 1);
+                mm.stat.count(
+                    if ty == ANON { VmEvent::WorkingsetActivateAnon } else { VmEvent::WorkingsetActivateFile },
+                    1,
+                );
             }
             self.folio_inc_gen(frames, pfn, false);
             self.lrugen.relink(frames, pfn, true);
             return true;
         }
         // Waiting for writeback.
-        if f.flags.has(PageFlags::LOCKED) || f.flags.has(PageFlags::WRITEBACK) || (ty == FILE && f.flags.has(PageFlags::DIRTY)) {
+        if f.flags.has(PageFlags::LOCKED)
+            || f.flags.has(PageFlags::WRITEBACK)
+            || (ty == FILE && f.flags.has(PageFlags::DIRTY))
+        {
             self.folio_inc_gen(frames, pfn, true);
             self.lrugen.relink(frames, pfn, false);
             return true;

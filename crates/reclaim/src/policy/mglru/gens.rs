@@ -83,7 +83,13 @@ pub struct LruGen {
 impl LruGen {
     /// Initial state (`lru_gen_init_lruvec`): `max_seq = MIN_NR_GENS + 1`, `min_seq = 0`.
     pub fn new() -> LruGen {
-        LruGen { max_seq: MIN_NR_GENS + 1, min_seq: [0; 2], timestamps: [0; 4], lists: Default::default(), nr_pages: [[0; 2]; 4] }
+        LruGen {
+            max_seq: MIN_NR_GENS + 1,
+            min_seq: [0; 2],
+            timestamps: [0; 4],
+            lists: Default::default(),
+            nr_pages: [[0; 2]; 4],
+        }
     }
 
     /// `get_nr_gens()`: generations of `ty`.
@@ -184,18 +190,31 @@ impl LruGen {
         let mut logical = [[0u64; 2]; 4];
         for ty in [ANON, FILE] {
             let n = self.nr_gens(ty);
-            assert!((MIN_NR_GENS..=MAX_NR_GENS).contains(&n), "type {ty}: {n} generations (max_seq {}, min_seq {})", self.max_seq, self.min_seq[ty]);
+            assert!(
+                (MIN_NR_GENS..=MAX_NR_GENS).contains(&n),
+                "type {ty}: {n} generations (max_seq {}, min_seq {})",
+                self.max_seq,
+                self.min_seq[ty]
+            );
             for gen in 0..MAX_NR_GENS as usize {
                 let list = &self.lists[gen][ty];
                 let mut linked = 0;
                 for pfn in list.iter(frames) {
                     let f = &frames[pfn as usize];
-                    assert!(f.flags.has(PageFlags::LRU) && !f.flags.has(PageFlags::ACTIVE), "pfn {pfn}: bad flags {:?} on a gen list", f.flags);
+                    assert!(
+                        f.flags.has(PageFlags::LRU) && !f.flags.has(PageFlags::ACTIVE),
+                        "pfn {pfn}: bad flags {:?} on a gen list",
+                        f.flags
+                    );
                     assert_eq!(type_of(f), ty, "pfn {pfn} on the wrong type's list");
                     assert_eq!(f.lru as usize, gen * 2 + ty, "pfn {pfn}: lru field disagrees with its list");
                     let g = folio_gen(f).expect("listed page without a generation");
-                    let link_seq = self.seq_of(gen, ty).unwrap_or_else(|| panic!("pfn {pfn} linked on gen {gen} outside [{}, {}]", self.min_seq[ty], self.max_seq));
-                    let seq = self.seq_of(g, ty).unwrap_or_else(|| panic!("pfn {pfn} in gen {g} outside [{}, {}]", self.min_seq[ty], self.max_seq));
+                    let link_seq = self.seq_of(gen, ty).unwrap_or_else(|| {
+                        panic!("pfn {pfn} linked on gen {gen} outside [{}, {}]", self.min_seq[ty], self.max_seq)
+                    });
+                    let seq = self.seq_of(g, ty).unwrap_or_else(|| {
+                        panic!("pfn {pfn} in gen {g} outside [{}, {}]", self.min_seq[ty], self.max_seq)
+                    });
                     assert!(link_seq <= seq, "pfn {pfn}: linked on seq {link_seq} but belongs to older seq {seq}");
                     logical[g][ty] += 1;
                     linked += 1;

@@ -229,7 +229,13 @@ impl ReclaimPolicy for Mglru {
         Some(self.dump(now_ns))
     }
 
-    fn lru_gen_write(&mut self, mm: &mut Mm, text: &str, sc: &mut ScanControl, env: PageoutEnv) -> Result<(), &'static str> {
+    fn lru_gen_write(
+        &mut self,
+        mm: &mut Mm,
+        text: &str,
+        sc: &mut ScanControl,
+        env: PageoutEnv,
+    ) -> Result<(), &'static str> {
         self.write(mm, text, sc, env)
     }
 }

@@ -29,7 +29,8 @@ pub struct CtrlPos {
 
 /// `positive_ctrl_err()`: PV's weighted refault ratio does not exceed SP's.
 pub fn positive_ctrl_err(sp: CtrlPos, pv: CtrlPos) -> bool {
-    pv.refaulted < MIN_LRU_BATCH || pv.refaulted * (sp.total + MIN_LRU_BATCH) * sp.gain <= (sp.refaulted + 1) * pv.total * pv.gain
+    pv.refaulted < MIN_LRU_BATCH
+        || pv.refaulted * (sp.total + MIN_LRU_BATCH) * sp.gain <= (sp.refaulted + 1) * pv.total * pv.gain
 }
 
 /// Refault statistics per type and tier.

@@ -100,7 +100,13 @@ impl Mglru {
     }
 
     /// `lru_gen_shrink_lruvec()` (v6.1) / `try_to_shrink_lruvec()` (v6.12).
-    pub(super) fn shrink_lruvec(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
+    pub(super) fn shrink_lruvec(
+        &mut self,
+        mm: &mut Mm,
+        sc: &mut ScanControl,
+        env: PageoutEnv,
+        clock: &mut dyn PassTime,
+    ) {
         let mut scanned = 0;
         let v6_12 = self.cfg.lru_gen.v6_12;
         // Bounded: every round scans at least one page, and nr_to_scan is finite.
