@@ -3,6 +3,7 @@
 
 mod bench;
 mod compare;
+mod listing;
 mod output;
 mod reproduce;
 mod runner;
@@ -25,12 +26,12 @@ struct Cli {
 enum Command {
     /// Run workloads on a simulated machine and print /proc/vmstat-style counters.
     Run(runner::RunArgs),
-    /// List kernel profiles and the feature flags each sets.
-    Profiles,
+    /// List kernel profiles (kernel version + LRU design) and the flags each takes from its kernel.
+    Profiles(listing::ListingArgs),
     /// List built-in workloads and their parameters.
     Workloads,
-    /// List every `--set` key with its default value.
-    Settings,
+    /// List every `--set` key with its default value and the kernels that had it.
+    Settings(listing::ListingArgs),
     /// Run a seed document's experiment before and after its change and print its table beside ours.
     Reproduce(reproduce::ReproduceArgs),
     /// Run the cartesian product of a sweep specification (TOML) locally or on Ray; resumable.
@@ -55,18 +56,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => runner::run(args),
-        Command::Profiles => {
-            output::print_profiles();
-            Ok(())
-        }
+        Command::Profiles(args) => listing::profiles(args),
         Command::Workloads => {
             output::print_workloads();
             Ok(())
         }
-        Command::Settings => {
-            output::print_settings();
-            Ok(())
-        }
+        Command::Settings(args) => listing::settings(args),
         Command::Bench(args) => bench::bench(args),
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),

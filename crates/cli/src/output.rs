@@ -1,23 +1,7 @@
 //! Listings and human-readable output.
 
-use engine::config::SETTINGS;
-use engine::profile::PROFILES;
-use engine::{Config, RunReport};
+use engine::RunReport;
 use workload::WORKLOADS;
-
-/// `reclaimsim profiles`.
-pub fn print_profiles() {
-    let base = Config::default();
-    println!("Kernel profiles (default: {}). Flags differing from the default are marked *.\n", base.profile);
-    for p in PROFILES {
-        println!("{:<10} {}", p.name, p.summary);
-        for (k, v) in p.settings {
-            let def = base.resolved().into_iter().find(|(bk, _)| bk == k).map(|(_, bv)| bv).unwrap_or_default();
-            println!("    {}{k}={v}", if def == *v { " " } else { "*" });
-        }
-        println!();
-    }
-}
 
 /// `reclaimsim workloads`.
 pub fn print_workloads() {
@@ -28,15 +12,6 @@ pub fn print_workloads() {
             println!("    {:<10} default {:<8} {}", p.key, p.default, p.help);
         }
         println!();
-    }
-}
-
-/// `reclaimsim settings`.
-pub fn print_settings() {
-    let c = Config::default();
-    println!("Settings for --set KEY=VALUE (defaults of profile {}):\n", c.profile);
-    for (s, (_, v)) in SETTINGS.iter().zip(c.resolved()) {
-        println!("{:<28} {:<12} {}", s.key, v, s.help);
     }
 }
 

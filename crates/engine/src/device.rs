@@ -7,6 +7,7 @@
 //! devices (zram, pmem) do the work on the caller's CPU with no queue.
 
 use crate::Nanos;
+use knobs::{History, Kind, Knob};
 use std::collections::VecDeque;
 
 /// KERNEL: `nr_requests`, the default block queue depth (128).
@@ -105,6 +106,54 @@ pub struct DeviceOverrides {
     /// CPU time per page written on a synchronous device, ns.
     pub write_cpu_ns: Option<Nanos>,
 }
+
+/// A preset override in the knob's unit: `scale` converts it to the field's
+/// (1000 for microseconds to ns, 1_000_000 for MB/s); `preset` keeps the preset.
+macro_rules! dev_param {
+    ($key:literal, $field:ident, $scale:literal, $help:literal) => {
+        Knob {
+            key: $key,
+            help: $help,
+            kind: Kind::Text,
+            history: History::Model,
+            get: |o| o.$field.map_or_else(|| "preset".to_string(), |v| (v / $scale).to_string()),
+            set: |o, v| {
+                o.$field = if v == "preset" { None } else { Some(knobs::parse_u64(v, 0, u64::MAX / $scale)? * $scale) };
+                Ok(())
+            },
+        }
+    };
+}
+
+/// The device parameters, as `swap.NAME` and `fs.NAME` settings.
+pub const KNOBS: &[Knob<DeviceOverrides>] = &[
+    dev_param!(
+        "latency_us",
+        latency_ns,
+        1000,
+        "access latency per request, us (presets: hdd 4170 = half a 7200 rpm turn, ssd 90, nvme 20)"
+    ),
+    dev_param!("seek_us", seek_ns, 1000, "seek per non-sequential request, us (preset: hdd 4200, others 0)"),
+    dev_param!(
+        "bandwidth_mbps",
+        bytes_per_sec,
+        1_000_000,
+        "transfer bandwidth, MB/s (presets: hdd 160, ssd 520, nvme 2800)"
+    ),
+    dev_param!("channels", channels, 1, "requests served in parallel (presets: hdd 1, ssd 8, nvme 32)"),
+    dev_param!(
+        "read_cpu_ns",
+        read_cpu_ns,
+        1,
+        "CPU per page read on zram/pmem, ns (presets: zram 1000 lzo-rle decompress, pmem 1000)"
+    ),
+    dev_param!(
+        "write_cpu_ns",
+        write_cpu_ns,
+        1,
+        "CPU per page written on zram/pmem, ns (presets: zram 3000 lzo-rle compress, pmem 1000)"
+    ),
+];
 
 impl DeviceKind {
     /// The preset with `o` applied.

@@ -15,7 +15,40 @@
 //!   when `memory.stat` is read; here a flush comes every `memcg.stats_flush`
 //!   charges (0: reclaim reads exact values).
 
+use crate::config::Config;
+use knobs::{format_size, parse_size, u64_knob, History, Kind, Knob, Version};
 use mm::PAGE_SIZE;
+
+/// The memory cgroup knobs (fields of [`Config`]).
+pub const KNOBS: &[Knob<Config>] = &[
+    Knob {
+        key: "memcg.limit",
+        help: "memory cgroup (v1) holding the workload: memory.limit_in_bytes (size), or `none`; a charge over it reclaims in the faulting task",
+        kind: Kind::Text,
+        history: History::Tunable { since: Version::new(2, 6) },
+        get: |c| if c.memcg_limit_bytes == 0 { "none".into() } else { format_size(c.memcg_limit_bytes) },
+        set: |c, v| {
+            c.memcg_limit_bytes = if v == "none" { 0 } else { parse_size(v)? };
+            Ok(())
+        },
+    },
+    u64_knob!(
+        "memcg.swappiness",
+        memcg_swappiness,
+        0,
+        200,
+        History::Tunable { since: Version::new(2, 6) },
+        "the group's memory.swappiness, 0..200 (default 60); 0 = the group never swaps under its limit"
+    ),
+    u64_knob!(
+        "memcg.stats_flush",
+        memcg_stats_flush,
+        0,
+        u64::MAX,
+        History::Model,
+        "charges between flushes of the group's statistics that reclaim reads (the kernel flushes lazily: every 2 s or when memory.stat is read); 0 = exact"
+    ),
+];
 
 /// KERNEL: `MEMCG_CHARGE_BATCH`, pages charged to the counter at once and
 /// kept in the per-CPU stock.

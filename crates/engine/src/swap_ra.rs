@@ -7,6 +7,9 @@
 //! window state per VMA. Both share the window rule [`swapin_nr_pages`].
 //! This module decides; the engine allocates, inserts and submits the reads.
 
+use crate::config::Config;
+use knobs::{bool_knob, u64_knob, History, Kind, Knob, Version};
+
 /// Pages in a PMD (2 MiB on x86-64): VMA readahead never crosses one.
 pub const PMD_PAGES: u32 = 512;
 /// Largest hit count a VMA's readahead state holds (6 bits).
@@ -60,6 +63,45 @@ pub enum RaMode {
     /// Virtual-address neighbours (`swap_vma_readahead`).
     Vma,
 }
+
+/// The swap readahead knobs (fields of [`Config`]).
+pub const KNOBS: &[Knob<Config>] = &[
+    u64_knob!(
+        "vm.page-cluster",
+        page_cluster,
+        0,
+        31,
+        History::Tunable { since: Version::new(2, 6) },
+        "log2 of the largest swap readahead window, 0..31 (kernel default 3: 8 pages; 0 disables)"
+    ),
+    bool_knob!(
+        "vma_ra_enabled",
+        vma_ra_enabled,
+        // KERNEL: VMA-based swap readahead and its sysfs file arrived in v4.14; before, cluster readahead only.
+        History::Behaviour { since: Some(Version::new(4, 14)), until: None },
+        "/sys/kernel/mm/swap/vma_ra_enabled: VMA-based swap readahead (seed 001, v4.14); rotational swap uses cluster readahead regardless"
+    ),
+    Knob {
+        key: "swap_ra",
+        help: "swap readahead policy: kernel (the kernel's rule: vma_ra_enabled and not rotational), cluster, or vma (forced, e.g. VMA on an HDD)",
+        kind: Kind::Choice,
+        history: History::Model,
+        get: |c| match c.swap_ra {
+            None => "kernel".into(),
+            Some(RaMode::Cluster) => "cluster".into(),
+            Some(RaMode::Vma) => "vma".into(),
+        },
+        set: |c, v| {
+            c.swap_ra = match v {
+                "kernel" => None,
+                "cluster" => Some(RaMode::Cluster),
+                "vma" => Some(RaMode::Vma),
+                _ => return Err("kernel, cluster or vma".into()),
+            };
+            Ok(())
+        },
+    },
+];
 
 /// The readahead state of the machine.
 #[derive(Clone, Debug)]

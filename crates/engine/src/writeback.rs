@@ -27,6 +27,7 @@
 
 use crate::device::Device;
 use crate::{Nanos, HZ, JIFFY_NS};
+use knobs::{format_size, parse_size, u64_knob, History, Kind, Knob, Version};
 use mm::{Mm, PageFlags, Pfn};
 use std::collections::VecDeque;
 
@@ -53,6 +54,67 @@ pub struct WritebackKnobs {
     /// `vm.dirty_background_bytes`: absolute background threshold (0 = use the ratio).
     pub dirty_background_bytes: u64,
 }
+
+/// The `vm.dirty_*` sysctls (all in the kernel since v2.6; `*_bytes` since v2.6.29).
+pub const KNOBS: &[Knob<WritebackKnobs>] = &[
+    u64_knob!(
+        "vm.dirty_ratio",
+        dirty_ratio,
+        1,
+        100,
+        SYSCTL,
+        "percent of dirtyable memory at which writers stop (kernel default 20)"
+    ),
+    u64_knob!(
+        "vm.dirty_background_ratio",
+        dirty_background_ratio,
+        0,
+        100,
+        SYSCTL,
+        "percent of dirtyable memory at which background writeback starts (kernel default 10)"
+    ),
+    u64_knob!(
+        "vm.dirty_expire_centisecs",
+        dirty_expire_centisecs,
+        0,
+        8_640_000,
+        SYSCTL,
+        "age at which periodic writeback writes dirty data, 1/100 s (kernel default 3000)"
+    ),
+    u64_knob!(
+        "vm.dirty_writeback_centisecs",
+        dirty_writeback_centisecs,
+        1,
+        8_640_000,
+        SYSCTL,
+        "interval of periodic writeback, 1/100 s (kernel default 500)"
+    ),
+    Knob {
+        key: "vm.dirty_bytes",
+        help: "absolute dirty limit (size; 0 = use vm.dirty_ratio)",
+        kind: Kind::Size,
+        history: SYSCTL,
+        get: |w| format_size(w.dirty_bytes),
+        set: |w, v| {
+            w.dirty_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "vm.dirty_background_bytes",
+        help: "absolute background writeback threshold (size; 0 = use vm.dirty_background_ratio)",
+        kind: Kind::Size,
+        history: SYSCTL,
+        get: |w| format_size(w.dirty_background_bytes),
+        set: |w, v| {
+            w.dirty_background_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+];
+
+/// A writeback sysctl: present in every kernel the profiles name.
+const SYSCTL: History = History::Tunable { since: Version::new(2, 6) };
 
 impl Default for WritebackKnobs {
     fn default() -> Self {

@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod config_knobs;
 pub mod control;
 pub mod direct;
 pub mod kswapd;

@@ -1,0 +1,229 @@
+//! Run configuration: the machine, kernel knobs by their kernel names, feature
+//! flags, CPU costs. Parsed from `key=value` settings, validated once, then
+//! resolved into the objects the engine uses.
+
+mod cpu;
+mod machine;
+mod settings;
+mod zram;
+
+pub use cpu::CpuCosts;
+pub use knobs::{format_size, parse_size};
+pub use settings::{Setting, SETTINGS};
+pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};
+
+use crate::device::{DeviceKind, DeviceOverrides};
+use crate::swap_ra::RaMode;
+use crate::writeback::WritebackKnobs;
+use reclaim::ReclaimConfig;
+use std::fmt;
+
+/// A bad setting: which key, what was given, what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The key is not a known setting.
+    UnknownKey {
+        /// The key given.
+        key: String,
+    },
+    /// The value does not parse or is out of range.
+    BadValue {
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What a valid value looks like.
+        expected: String,
+    },
+    /// The settings are individually valid but do not fit together.
+    Inconsistent(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::UnknownKey { key } => {
+                write!(
+                    f,
+                    "unknown setting `{key}`; valid settings: {}",
+                    SETTINGS.iter().map(|s| s.key).collect::<Vec<_>>().join(", ")
+                )
+            }
+            ConfigError::BadValue { key, value, expected } => {
+                write!(f, "bad value `{value}` for `{key}`: expected {expected}")
+            }
+            ConfigError::Inconsistent(msg) => write!(f, "{msg}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The complete configuration of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Kernel profile the flags started from.
+    pub profile: String,
+    /// RAM size in bytes.
+    pub memory_bytes: u64,
+    /// Swap device kind.
+    pub swap_kind: DeviceKind,
+    /// Swap size in bytes (0 = no swap).
+    pub swap_bytes: u64,
+    /// Device holding the files.
+    pub fs_kind: DeviceKind,
+    /// `vm.min_free_kbytes`; `None` = computed as the kernel does at boot.
+    pub min_free_kbytes: Option<u64>,
+    /// `vm.watermark_scale_factor` (1/10000 of memory).
+    pub watermark_scale_factor: u64,
+    /// LRU design (`lru=classic`).
+    pub lru: String,
+    /// Reclaim knobs and feature flags.
+    pub reclaim: ReclaimConfig,
+    /// CPU costs.
+    pub cpu: CpuCosts,
+    /// Overrides of the swap device preset (`swap.latency_us`, ...).
+    pub swap_params: DeviceOverrides,
+    /// Overrides of the filesystem device preset (`fs.latency_us`, ...).
+    pub fs_params: DeviceOverrides,
+    /// `vm.dirty_*` writeback knobs.
+    pub writeback: WritebackKnobs,
+    /// `read_ahead_kb` of the filesystem device: pages read after a page-cache miss.
+    pub read_ahead_kb: u64,
+    /// Stop after this much virtual time (0 = run until every thread is done).
+    pub time_limit_ns: u64,
+    /// `vm.page-cluster`: log2 of the largest swap readahead window.
+    pub page_cluster: u32,
+    /// `/sys/kernel/mm/swap/vma_ra_enabled`: VMA-based swap readahead (v4.14+).
+    pub vma_ra_enabled: bool,
+    /// `swap_ra`: force a readahead policy regardless of the kernel's rule (an experiment knob).
+    pub swap_ra: Option<RaMode>,
+    /// `memcg.limit`: the workload's memory cgroup `memory.limit_in_bytes` (0 = no group).
+    pub memcg_limit_bytes: u64,
+    /// `memcg.swappiness`: the group's `memory.swappiness`.
+    pub memcg_swappiness: u32,
+    /// `memcg.stats_flush`: charges between flushes of the group's statistics
+    /// as reclaim reads them (0 = reclaim reads exact values).
+    pub memcg_stats_flush: u64,
+    /// How pages compress in zram and the pool's `mem_limit`.
+    pub zram: ZramKnobs,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            profile: "v6.2".into(),
+            memory_bytes: 256 << 20,
+            swap_kind: DeviceKind::Ssd,
+            swap_bytes: 1 << 30,
+            fs_kind: DeviceKind::Ssd,
+            min_free_kbytes: None,
+            watermark_scale_factor: 10,
+            lru: "classic".into(),
+            reclaim: ReclaimConfig::default(),
+            cpu: CpuCosts::default(),
+            swap_params: DeviceOverrides::default(),
+            fs_params: DeviceOverrides::default(),
+            writeback: WritebackKnobs::default(),
+            read_ahead_kb: 0,
+            time_limit_ns: 0,
+            page_cluster: 3,
+            vma_ra_enabled: true,
+            swap_ra: None,
+            memcg_limit_bytes: 0,
+            memcg_swappiness: 60,
+            memcg_stats_flush: 0,
+            zram: ZramKnobs::default(),
+        }
+    }
+}
+
+impl Config {
+    /// Sets one key to a value.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let s = SETTINGS.iter().find(|s| s.key == key).ok_or_else(|| ConfigError::UnknownKey { key: key.into() })?;
+        s.set(self, value).map_err(|expected| ConfigError::BadValue { key: key.into(), value: value.into(), expected })
+    }
+
+    /// Every setting with its current value, in [`SETTINGS`] order.
+    pub fn resolved(&self) -> Vec<(&'static str, String)> {
+        SETTINGS.iter().map(|s| (s.key, s.get(self))).collect()
+    }
+
+    /// Checks that the settings fit together.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let pages = self.memory_bytes / mm::PAGE_SIZE;
+        if pages < 64 {
+            return Err(ConfigError::Inconsistent(format!(
+                "memory {} is too small: at least 256K (64 pages)",
+                format_size(self.memory_bytes)
+            )));
+        }
+        if pages > u32::MAX as u64 / 2 {
+            return Err(ConfigError::Inconsistent(format!(
+                "memory {} is too large: at most 8T",
+                format_size(self.memory_bytes)
+            )));
+        }
+        if self.swap_bytes / mm::PAGE_SIZE > u32::MAX as u64 / 2 {
+            return Err(ConfigError::Inconsistent(format!(
+                "swap {} is too large: at most 8T",
+                format_size(self.swap_bytes)
+            )));
+        }
+        if self.swap_bytes != 0 && self.swap_bytes < 2 * mm::PAGE_SIZE {
+            return Err(ConfigError::Inconsistent("swap must be at least 8K (header page + one slot), or none".into()));
+        }
+        if self.memcg_limit_bytes != 0 && self.memcg_limit_bytes < 64 * mm::PAGE_SIZE {
+            return Err(ConfigError::Inconsistent(format!(
+                "memcg.limit {} is too small: at least 256K (64 pages), or none",
+                format_size(self.memcg_limit_bytes)
+            )));
+        }
+        for (key, o) in [("swap.bandwidth_mbps", &self.swap_params), ("fs.bandwidth_mbps", &self.fs_params)] {
+            if o.bytes_per_sec == Some(0) {
+                return Err(ConfigError::Inconsistent(format!(
+                    "{key}=0: a device needs some bandwidth (at least 1 MB/s)"
+                )));
+            }
+        }
+        if self.fs_kind == DeviceKind::Zram {
+            return Err(ConfigError::Inconsistent(
+                "fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_and_resolve_round_trip() {
+        let mut c = Config::default();
+        c.set("vm.swappiness", "115").unwrap();
+        c.set("swap", "zram:2G").unwrap();
+        c.set("anon_workingset", "0").unwrap();
+        let mut d = Config::default();
+        for (k, v) in c.resolved() {
+            d.set(k, &v).unwrap();
+        }
+        assert_eq!(c, d);
+    }
+
+    #[test]
+    fn errors_name_the_key_and_expectation() {
+        let mut c = Config::default();
+        let e = c.set("vm.swapiness", "1").unwrap_err();
+        assert!(e.to_string().starts_with("unknown setting `vm.swapiness`; valid settings: memory, swap,"), "{e}");
+        let e = c.set("vm.swappiness", "201").unwrap_err();
+        assert_eq!(e.to_string(), "bad value `201` for `vm.swappiness`: expected an integer in 0..=200");
+        let e = c.set("swap", "floppy:1G").unwrap_err();
+        assert!(e.to_string().contains("expected a device kind: hdd, ssd, nvme, zram, pmem"), "{e}");
+        c.set("memory", "128K").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("too small"));
+    }
+}

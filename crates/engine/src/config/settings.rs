@@ -1,0 +1,45 @@
+//! The settings table: every knob of every part of [`Config`], gathered from
+//! the declarations next to the code that reads them.
+
+use super::{cpu, machine, zram, Config};
+use crate::{device, memcg, swap_ra, writeback};
+use std::sync::LazyLock;
+
+/// One `--set` key of a run's configuration.
+pub type Setting = knobs::Setting<Config>;
+
+/// Every setting, in the order `reclaimsim settings` and the resolved
+/// configuration list them. One line per part of the configuration.
+pub static SETTINGS: LazyLock<Vec<Setting>> = LazyLock::new(|| {
+    let mut t = Vec::new();
+    t.extend(Setting::lift(machine::KNOBS, "", "", |c| c, |c| c));
+    t.extend(Setting::lift(device::KNOBS, "swap.", "swap device: ", |c| &c.swap_params, |c| &mut c.swap_params));
+    t.extend(Setting::lift(device::KNOBS, "fs.", "filesystem device: ", |c| &c.fs_params, |c| &mut c.fs_params));
+    t.extend(Setting::lift(zram::KNOBS, "zram.", "zram: ", |c| &c.zram, |c| &mut c.zram));
+    t.extend(Setting::lift(reclaim::config_knobs::KNOBS, "", "", |c| &c.reclaim, |c| &mut c.reclaim));
+    t.extend(Setting::lift(swap_ra::KNOBS, "", "", |c| c, |c| c));
+    t.extend(Setting::lift(memcg::KNOBS, "", "", |c| c, |c| c));
+    t.extend(Setting::lift(writeback::KNOBS, "", "", |c| &c.writeback, |c| &mut c.writeback));
+    t.extend(Setting::lift(cpu::KNOBS, "cpu.", "", |c| &c.cpu, |c| &mut c.cpu));
+    t
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_every_value_round_trips() {
+        let mut keys: Vec<_> = SETTINGS.iter().map(|s| s.key).collect();
+        keys.sort_unstable();
+        let n = keys.len();
+        keys.dedup();
+        assert_eq!(keys.len(), n, "duplicate keys");
+        let c = Config::default();
+        for s in SETTINGS.iter() {
+            let mut d = Config::default();
+            s.set(&mut d, &s.get(&c)).unwrap_or_else(|e| panic!("{}: {e}", s.key));
+            assert_eq!(c, d, "{}", s.key);
+        }
+    }
+}
