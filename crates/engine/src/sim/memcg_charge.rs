@@ -32,11 +32,9 @@ impl Machine {
                 }
                 return Ok(stall);
             }
-            self.env.now_ns = now + stall;
-            self.env.fs_congested = self.fs_dev.congested(now + stall);
+            let env = self.pageout_env(now + stall);
             // Reclaim drains this CPU's add batch first.
             self.lru_batches.drain();
-            let env = self.env;
             let sc = self.timed_reclaim(now + stall, |mm, policy, clock| {
                 reclaim::memcg::try_to_free_mem_cgroup_pages(mm, policy, env, 1, true, clock)
             });

@@ -10,8 +10,22 @@ use crate::writeback::file_page_pos;
 use crate::Nanos;
 use mm::{Mm, Pfn};
 use reclaim::direct::PassTime;
+use reclaim::pageout::PageoutEnv;
 use reclaim::policy::ReclaimPolicy;
 use reclaim::{ReclaimWork, ScanControl};
+
+impl Machine {
+    /// The context of one reclaim call made at `now`: built afresh for each
+    /// call (kswapd step, direct or memcg-limit reclaim, an `lru_gen` write).
+    pub(super) fn pageout_env(&mut self, now: Nanos) -> PageoutEnv {
+        PageoutEnv {
+            sync_swap: self.swap_dev.sync,
+            now_ns: now,
+            fs_congested: self.fs_dev.congested(now),
+            dirty: self.cfg.reclaim.dirty,
+        }
+    }
+}
 
 /// CPU time for reclaim work `w` (a synchronous swap device adds its write cost).
 pub(super) fn reclaim_cost(cpu: &CpuCosts, swap_dev: &Device, w: &ReclaimWork) -> Nanos {

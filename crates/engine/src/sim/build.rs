@@ -1,0 +1,144 @@
+//! Building a machine and its threads from a configuration.
+
+use super::kswapd::KswapdState;
+use super::queue::{Event, EventQueue};
+use super::{Machine, Sim, SimBuilder, Thread, Txns};
+use crate::config::{Config, ConfigError};
+use crate::program::{LruGenWrite, Program};
+use crate::psi::Psi;
+use crate::swap_ra::SwapReadahead;
+use crate::timeseries::Sampler;
+use crate::writeback::Flusher;
+use hdrhistogram::Histogram;
+use mm::{FileId, Mm, RegionId, Watermark};
+use reclaim::kswapd::Kswapd;
+use reclaim::{watermark, ReclaimWork};
+
+impl SimBuilder {
+    /// A machine configured by `cfg`, with no workload yet.
+    pub fn new(cfg: Config) -> Result<SimBuilder, ConfigError> {
+        cfg.validate()?;
+        let nr_frames = (cfg.memory_bytes / mm::PAGE_SIZE) as u32;
+        let swap_pages = (cfg.swap_bytes / mm::PAGE_SIZE) as u32;
+        let mut mm = Mm::new(nr_frames, swap_pages);
+        if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
+            mm.enable_zram(cfg.zram.pool_config());
+        }
+        let min_free_kbytes =
+            cfg.min_free_kbytes.unwrap_or_else(|| watermark::default_min_free_kbytes(cfg.memory_bytes / 1024));
+        let managed = nr_frames as u64;
+        for z in &mut mm.zones {
+            watermark::setup_zone_watermarks(z, min_free_kbytes, cfg.watermark_scale_factor, managed);
+        }
+        if mm.zones[0].wmark(Watermark::High) >= managed {
+            return Err(ConfigError::Inconsistent(format!(
+                "watermarks do not fit: high watermark {} pages >= {} pages of memory (lower vm.min_free_kbytes or vm.watermark_scale_factor)",
+                mm.zones[0].wmark(Watermark::High),
+                managed
+            )));
+        }
+        let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
+        // The group's swappiness governs every reclaim of its lruvec (S-MC1).
+        let memcg = (cfg.memcg_limit_bytes != 0)
+            .then(|| crate::memcg::Memcg::new(cfg.memcg_limit_bytes, cfg.memcg_swappiness, cfg.memcg_stats_flush));
+        let mut reclaim_cfg = cfg.reclaim.clone();
+        if let Some(m) = &memcg {
+            reclaim_cfg.swappiness = m.swappiness;
+        }
+        let mut policy = (entry.build)(&reclaim_cfg);
+        if memcg.as_ref().is_some_and(|m| m.stats_flush > 0) {
+            policy.flush_group_stats(&mm);
+        }
+        let swap_dev = cfg.swap_kind.build(&cfg.swap_params);
+        Ok(SimBuilder {
+            m: Machine {
+                mm,
+                policy,
+                kswapd: Kswapd::default(),
+                kswapd_state: KswapdState::Asleep,
+                kswapd_gen: 0,
+                ra: SwapReadahead::new(cfg.page_cluster, cfg.vma_ra_enabled, swap_dev.rotational(), cfg.swap_ra),
+                lru_batches: Default::default(),
+                swap_dev,
+                fs_dev: cfg.fs_kind.build(&cfg.fs_params),
+                cfg,
+                queue: EventQueue::default(),
+                kswapd_cpu_ns: 0,
+                direct_reclaim_ns: 0,
+                kswapd_work: ReclaimWork::default(),
+                direct_work: ReclaimWork::default(),
+                direct_hist: Histogram::new(3).expect("3 significant figures is valid"),
+                psi: Psi::default(),
+                refault_stall_ns: 0,
+                lru_gen_texts: Vec::new(),
+                lru_gen_log: Vec::new(),
+                events: 0,
+                stalled_attempts: 0,
+                flusher: Flusher::default(),
+                reclaim_throttled_ns: 0,
+                memcg,
+                sampler: Sampler::off(),
+            },
+            threads: Vec::new(),
+        })
+    }
+
+    /// Pages of RAM.
+    pub fn memory_pages(&self) -> u64 {
+        self.m.mm.frames.len() as u64
+    }
+
+    /// Adds an anonymous region (a process's private memory) of `pages` pages.
+    pub fn add_anon_region(&mut self, pages: u32) -> RegionId {
+        self.m.mm.add_anon_region(pages)
+    }
+
+    /// Adds a file of `pages` pages on the filesystem device.
+    pub fn add_file(&mut self, pages: u32) -> FileId {
+        self.m.mm.add_file(pages)
+    }
+
+    /// Maps `pages` pages of `file` from page `offset`; `exec` marks it `VM_EXEC`.
+    pub fn map_file(&mut self, file: FileId, offset: u32, pages: u32, exec: bool) -> RegionId {
+        let r = self.m.mm.map_file(file, offset, pages);
+        self.m.mm.regions[r.0 as usize].exec = exec;
+        r
+    }
+
+    /// Registers the text of a `/sys/kernel/debug/lru_gen` write that a program
+    /// issues with [`Step::LruGen`].
+    pub fn add_lru_gen_write(&mut self, text: impl Into<String>) -> LruGenWrite {
+        self.m.lru_gen_texts.push(text.into());
+        LruGenWrite(self.m.lru_gen_texts.len() as u32 - 1)
+    }
+
+    /// Adds a workload thread.
+    pub fn add_thread(&mut self, name: impl Into<String>, program: Box<dyn Program>) {
+        let id = self.threads.len() as u32;
+        self.m.psi.task_start(0);
+        self.threads.push(Thread {
+            name: name.into(),
+            program,
+            clock: 0,
+            pending: None,
+            slow_ops: 0,
+            fast_ops: 0,
+            reclaim_stall_ns: 0,
+            // 3 significant digits, auto-resizing: bounded by the largest latency seen.
+            hist: Histogram::new(3).expect("3 significant figures is valid"),
+            txns: Box::new(Txns {
+                start: 0,
+                first: None,
+                count: 0,
+                hist: Histogram::new(3).expect("3 significant figures is valid"),
+            }),
+            done: false,
+        });
+        self.m.queue.push(0, Event::Thread(id));
+    }
+
+    /// Finishes building.
+    pub fn build(self) -> Sim {
+        Sim { m: self.m, threads: self.threads, paranoid: false }
+    }
+}

@@ -1,0 +1,290 @@
+//! The fault path: a resident hit, anonymous and swap faults (mm/memory.c,
+//! mm/swap_state.c), page-cache reads and file-mapping faults (mm/filemap.c).
+
+use super::{Machine, Stall};
+use crate::program::Access;
+use crate::swap_ra::RaMode;
+use crate::Nanos;
+use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
+use reclaim::kswapd::watermark_ok;
+use reclaim::pageout::free_swap_cache;
+use reclaim::policy::Origin;
+
+impl Machine {
+    /// The fast path: an access to a resident page. True if it hit.
+    #[inline]
+    pub(super) fn try_hit(&mut self, a: Access) -> bool {
+        match a {
+            Access::Mem { region, page, write } => {
+                let pte = &mut self.mm.regions[region.0 as usize].ptes[page as usize];
+                if pte.is_present() {
+                    pte.touch(write);
+                    return true;
+                }
+                false
+            }
+            Access::FileRead { file, page } => {
+                if let Some(pfn) = self.mm.files[file.0 as usize].cache[page as usize].pfn() {
+                    self.policy.mark_accessed(&mut self.mm, pfn);
+                    return true;
+                }
+                false
+            }
+            Access::FileWrite { file, page } => {
+                // Only a write to an already dirty page needs no dirty accounting.
+                match self.mm.files[file.0 as usize].cache[page as usize].pfn() {
+                    Some(pfn) if self.mm.frames[pfn].flags.has(PageFlags::DIRTY) => {
+                        self.policy.mark_accessed(&mut self.mm, pfn);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// The slow path: faults and page-cache misses. Returns (latency, of which reclaim stall).
+    pub(super) fn slow_access(&mut self, a: Access, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        match a {
+            Access::Mem { region, page, write } => {
+                let r = &self.mm.regions[region.0 as usize];
+                let pte = r.ptes[page as usize];
+                match r.kind {
+                    RegionKind::Anon => match pte.swap_slot() {
+                        Some(slot) => self.do_swap_page(region, page, slot, write, now),
+                        None => self.do_anonymous_page(region, page, write, now),
+                    },
+                    RegionKind::File { file, offset } => {
+                        self.filemap_fault(region, page, file, offset + page, write, now)
+                    }
+                }
+            }
+            Access::FileRead { file, page } => self.filemap_read(file, page, now),
+            Access::FileWrite { file, page } => self.filemap_write(file, page, now),
+        }
+    }
+
+    /// `do_anonymous_page()`: a first touch of anonymous memory.
+    pub(super) fn do_anonymous_page(
+        &mut self,
+        region: RegionId,
+        page: u32,
+        write: bool,
+        now: Nanos,
+    ) -> Result<(Nanos, Nanos), Stall> {
+        let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
+        self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
+        self.lru_add(pfn, Origin::AnonFault, None);
+        self.mm.stat.count(VmEvent::Pgfault, 1);
+        Ok((stall + self.cfg.cpu.fault_ns, stall))
+    }
+
+    /// `do_swap_page()`: a fault on a swapped-out page.
+    pub(super) fn do_swap_page(
+        &mut self,
+        region: RegionId,
+        page: u32,
+        slot: u32,
+        write: bool,
+        now: Nanos,
+    ) -> Result<(Nanos, Nanos), Stall> {
+        self.mm.stat.count(VmEvent::Pgfault, 1);
+        let entry = self.mm.swap.slot(slot).cache;
+        if let Some(pfn) = entry.pfn() {
+            // Swap-cache hit: a minor fault (`swap_cache_get_folio`).
+            let readahead = self.mm.frames[pfn].flags.test_clear(PageFlags::READAHEAD);
+            if readahead {
+                self.mm.stat.count(VmEvent::SwapRaHit, 1);
+            }
+            self.ra.on_cache_hit(region.0 as usize, page, readahead);
+            self.map_swapped_in(region, page, pfn, write);
+            self.policy.on_swap_cache_hit(&mut self.mm, pfn);
+            return Ok((self.cfg.cpu.fault_ns, 0));
+        }
+        let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
+        self.mm.stat.count(VmEvent::Pgmajfault, 1);
+        let t = now + stall;
+        let (done, listed) = if self.swap_dev.sync {
+            // SWP_SYNCHRONOUS_IO: no swap cache, no readahead; the slot is released at once.
+            let listed = self.swap_in_page(pfn, slot, false);
+            *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
+            self.mm.swap_free(slot);
+            (self.swap_dev.submit(t, 1, false), listed)
+        } else {
+            let listed = self.swap_in_page(pfn, slot, true);
+            let (mut reads, drained) = self.swapin_readahead(region, page, slot);
+            reads.push(slot);
+            (self.submit_swap_reads(&mut reads, slot, t), listed || drained)
+        };
+        self.note_refault_stall(pfn, done - t);
+        self.map_swapped_in(region, page, pfn, write);
+        if listed {
+            self.policy.on_swap_in_listed(&mut self.mm, pfn);
+        }
+        Ok((done - now + self.cfg.cpu.fault_ns, stall))
+    }
+
+    /// Reads swap slot `slot` into frame `pfn`: swap cache insertion (unless
+    /// bypassed), refault check on the slot's shadow, LRU insertion, counters.
+    /// True if the page is listed at once (its add filled the CPU's batch).
+    pub(super) fn swap_in_page(&mut self, pfn: Pfn, slot: u32, swap_cache: bool) -> bool {
+        let shadow = self.mm.swap.slot(slot).cache.as_shadow();
+        if swap_cache {
+            let f = &mut self.mm.frames[pfn];
+            f.flags.set(PageFlags::SWAPCACHE);
+            if self.cfg.reclaim.swapin_workingset {
+                // `__read_swap_cache_async()` v4.20..v5.9: every read into the swap cache is workingset.
+                f.flags.set(PageFlags::WORKINGSET);
+            }
+            f.swap = slot;
+            *self.mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
+        }
+        self.mm.stat.count(VmEvent::Pswpin, 1);
+        self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
+        self.lru_add(pfn, Origin::SwapIn, shadow)
+    }
+
+    /// `lru_cache_add()` on the running thread's CPU: the policy lists the page;
+    /// true if the page would already carry `PG_lru` (its add filled the batch).
+    pub(super) fn lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: Option<mm::Shadow>) -> bool {
+        self.policy.add_page(&mut self.mm, pfn, origin, shadow);
+        self.lru_batches.add()
+    }
+
+    /// `swapin_readahead()` around a fault on `page` of `region` (slot `target`):
+    /// reads the window's other swapped-out pages into the swap cache with
+    /// `PG_readahead`; returns their slots, and whether the window was wider
+    /// than the target, in which case the CPU's add batch was drained.
+    pub(super) fn swapin_readahead(&mut self, region: RegionId, page: u32, target: u32) -> (Vec<u32>, bool) {
+        let (candidates, wide): (Vec<u32>, bool) = match self.ra.mode {
+            RaMode::Cluster => {
+                let window = self.ra.cluster_window(target, self.mm.swap.nr_slots());
+                let wide = window.end() > window.start();
+                (window.collect(), wide)
+            }
+            RaMode::Vma => {
+                let ptes = &self.mm.regions[region.0 as usize].ptes;
+                let window = self.ra.vma_window(region.0 as usize, page, ptes.len() as u32);
+                (
+                    ptes[window.start as usize..window.end as usize].iter().filter_map(|pte| pte.swap_slot()).collect(),
+                    window.len() > 1,
+                )
+            }
+        };
+        let mut read = Vec::with_capacity(candidates.len());
+        for slot in candidates {
+            if slot == target || !self.mm.swap.is_used(slot) || self.mm.swap.slot(slot).cache.pfn().is_some() {
+                continue;
+            }
+            // Simplification S-RA1: readahead pages never enter reclaim; past the min watermark the window stops.
+            if !watermark_ok(&self.mm, Watermark::Min) {
+                break;
+            }
+            let s = *self.mm.swap.slot(slot);
+            let Some(pfn) = self.mm.frames.alloc(
+                Owner::anon(RegionId(s.region)),
+                s.index,
+                PageFlags::SWAPBACKED | PageFlags::READAHEAD,
+            ) else {
+                break;
+            };
+            self.mm.stat.count(VmEvent::PgallocNormal, 1);
+            self.mm.stat.count(VmEvent::SwapRa, 1);
+            self.swap_in_page(pfn, slot, true);
+            read.push(slot);
+        }
+        if wide {
+            // `lru_add_drain()`: push the window's pages onto the LRU now.
+            self.lru_batches.drain();
+        }
+        (read, wide)
+    }
+
+    /// Submits swap reads as one request per run of contiguous slots, in slot
+    /// order; returns when the run holding `target` completes.
+    pub(super) fn submit_swap_reads(&mut self, slots: &mut [u32], target: u32, at: Nanos) -> Nanos {
+        slots.sort_unstable();
+        let mut target_done = at;
+        for run in slots.chunk_by(|a, b| b == &(a + 1)) {
+            let done = self.swap_dev.submit_at(at, run[0] as u64, run.len() as u64, false);
+            if run.contains(&target) {
+                target_done = done;
+            }
+        }
+        target_done
+    }
+
+    /// Maps a swapped-in page; frees its swap slot on a write fault or when swap
+    /// is more than half full (`should_try_to_free_swap`).
+    pub(super) fn map_swapped_in(&mut self, region: RegionId, page: u32, pfn: Pfn, write: bool) {
+        self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
+        let flags = self.mm.frames[pfn].flags;
+        if flags.has(PageFlags::SWAPCACHE) && !flags.has(PageFlags::WRITEBACK) && (write || self.mm.swap.is_half_full())
+        {
+            free_swap_cache(&mut self.mm, pfn);
+        }
+    }
+
+    /// Reads page `index` of `file` into the page cache; returns the frame and
+    /// (latency, stall). Runs the refault check on a shadow entry.
+    pub(super) fn read_file_page(
+        &mut self,
+        file: FileId,
+        index: u32,
+        origin: Origin,
+        now: Nanos,
+    ) -> Result<(Pfn, Nanos, Nanos), Stall> {
+        let window = self.readahead_window(file, index);
+        let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
+        let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
+        let shadow = slot.as_shadow();
+        *slot = CacheEntry::resident(pfn);
+        self.lru_add(pfn, origin, shadow);
+        self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
+        self.read_ahead(file, index, window, now + stall);
+        let pos = ((file.0 as u64) << 32) | index as u64;
+        let done = self.fs_dev.submit_at(now + stall, pos, window as u64, false);
+        self.note_refault_stall(pfn, done - now - stall);
+        Ok((pfn, done - now, stall))
+    }
+
+    /// `filemap_read()`: a `read()` that missed the page cache.
+    pub(super) fn filemap_read(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        let (pfn, latency, stall) = self.read_file_page(file, index, Origin::FileRead, now)?;
+        self.policy.mark_accessed(&mut self.mm, pfn);
+        Ok((latency + self.cfg.cpu.access_ns, stall))
+    }
+
+    /// `filemap_fault()`: a fault on a file mapping.
+    pub(super) fn filemap_fault(
+        &mut self,
+        region: RegionId,
+        page: u32,
+        file: FileId,
+        index: u32,
+        write: bool,
+        now: Nanos,
+    ) -> Result<(Nanos, Nanos), Stall> {
+        self.mm.stat.count(VmEvent::Pgfault, 1);
+        let (pfn, latency, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
+            Some(pfn) => (pfn, 0, 0),
+            None => {
+                let r = self.read_file_page(file, index, Origin::FileFault, now)?;
+                self.mm.stat.count(VmEvent::Pgmajfault, 1);
+                r
+            }
+        };
+        self.mm.regions[region.0 as usize].ptes[page as usize] = Pte::present(pfn, write);
+        // do_shared_fault(): a write fault dirties the page at once (S-WB3).
+        let pause = if write { self.dirty_page(pfn, now + latency) } else { 0 };
+        Ok((latency + self.cfg.cpu.fault_ns + pause, stall))
+    }
+
+    /// A read of a page that was part of the workingset is a memory stall
+    /// (`psi_memstall_enter` in the swap and page-cache read paths).
+    pub(super) fn note_refault_stall(&mut self, pfn: Pfn, io_ns: Nanos) {
+        if self.mm.frames[pfn].flags.has(PageFlags::WORKINGSET) {
+            self.refault_stall_ns += io_ns;
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! The simulation: machine state, the run loop, and the public `Sim` API.
+//!
+//! Actors are workload threads, kswapd and device completions. The actor with
+//! the smallest virtual time runs next; ties are broken by enqueue order. A
+//! thread runs accesses back to back until its clock passes the next queued
+//! event, so a resident hit costs no queue operation.
+//!
+//! The machine is cut by topic, along the kernel's files:
+//! - `queue`: the closed set of events and the time-ordered queue;
+//! - `build`: the machine and its threads from a configuration;
+//! - `fault`: the fault path (mm/memory.c, mm/swap_state.c, mm/filemap.c);
+//! - `page_alloc`: watermarks, kswapd wakeups, direct reclaim, retry and OOM;
+//! - `kswapd`: kswapd's life cycle (wake, balance steps, nap, sleep);
+//! - `io`: dirty pages, the flusher, writeback completions, reclaim throttling;
+//! - `reclaim_clock`: the context of one reclaim call and time passing in it;
+//! - `memcg_charge`: the memory cgroup's charge and limit-reclaim loop;
+//! - `lru_batch`, `hooks`, `lru_gen_write`, `report`.
+//!
+//! Simplifications (listed in docs/model.md):
+//! - S-EN1: each thread and kswapd have a CPU of their own (no run-queue contention).
+//! - S-EN2: a faulting page is inserted at once; the thread waits for the read,
+//!   but no other actor can see the page locked meanwhile.
+//! - S-EN3: a direct reclaimer that frees nothing is throttled until the next
+//!   event or one jiffy (`reclaim_throttle(NOPROGRESS)`), then retries.
+
+mod io;
+
+use crate::config::Config;
+use crate::device::Device;
+use crate::program::{Access, Program, Step};
+use crate::psi::Psi;
+use crate::report::RunReport;
+use crate::swap_ra::SwapReadahead;
+use crate::timeseries::Sampler;
+use crate::writeback::Flusher;
+use crate::Nanos;
+use hdrhistogram::Histogram;
+use mm::{Mm, RegionId};
+use reclaim::kswapd::Kswapd;
+use reclaim::policy::ReclaimPolicy;
+use reclaim::ReclaimWork;
+use std::fmt;
+
+mod build;
+mod fault;
+mod hooks;
+mod kswapd;
+mod lru_batch;
+mod lru_gen_write;
+mod memcg_charge;
+mod page_alloc;
+mod queue;
+mod reclaim_clock;
+mod report;
+
+use kswapd::KswapdState;
+use queue::{Event, EventQueue};
+
+/// A run that could not complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SimError {
+    /// Reclaim could free nothing for too long: the workload needs more memory
+    /// than RAM plus swap.
+    OutOfMemory {
+        /// Virtual time of the failure.
+        at_ns: Nanos,
+        /// The thread that could not allocate.
+        thread: String,
+    },
+    /// The memory cgroup's limit reclaim made no progress `MAX_RECLAIM_RETRIES`
+    /// times in a row (the kernel's memcg OOM).
+    MemcgOutOfMemory {
+        /// Virtual time of the failure.
+        at_ns: Nanos,
+        /// The thread whose charge failed.
+        thread: String,
+    },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::OutOfMemory { at_ns, thread } => write!(
+                f,
+                "out of memory at {:.3} s: thread {thread} could not allocate a page and reclaim made no progress; \
+                 the workload needs more than memory + swap (raise `memory` or `swap`)",
+                *at_ns as f64 / 1e9
+            ),
+            SimError::MemcgOutOfMemory { at_ns, thread } => write!(
+                f,
+                "memory cgroup out of memory at {:.3} s: thread {thread} could not charge a page and limit reclaim made no progress; \
+                 the workload needs more than memcg.limit + swap (raise `memcg.limit` or `swap`, or memcg.swappiness > 0)",
+                *at_ns as f64 / 1e9
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Progress of a run, for display.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Virtual time reached.
+    pub virtual_ns: Nanos,
+    /// Accesses simulated so far.
+    pub accesses: u64,
+}
+
+/// Why an access could not complete now.
+enum Stall {
+    /// Retry the access at this time.
+    Retry(Nanos),
+    Oom,
+    /// The memory cgroup is out of memory.
+    MemcgOom,
+}
+
+/// The simulated machine without its threads.
+struct Machine {
+    mm: Mm,
+    policy: Box<dyn ReclaimPolicy>,
+    kswapd: Kswapd,
+    kswapd_state: KswapdState,
+    kswapd_gen: u64,
+    swap_dev: Device,
+    fs_dev: Device,
+    ra: SwapReadahead,
+    /// Per-CPU LRU add batches (whether a page just added is listed yet).
+    lru_batches: lru_batch::LruAddBatches,
+    cfg: Config,
+    queue: EventQueue,
+    kswapd_cpu_ns: Nanos,
+    direct_reclaim_ns: Nanos,
+    /// Reclaim work by kswapd and by direct reclaimers (for the CPU-cost breakdown).
+    kswapd_work: ReclaimWork,
+    direct_work: ReclaimWork,
+    /// Latency of each direct reclaim invocation.
+    direct_hist: Histogram<u64>,
+    /// Pressure stall accounting.
+    psi: Psi,
+    /// Memory stall of the access in progress beyond direct reclaim (workingset refault reads).
+    refault_stall_ns: Nanos,
+    /// Texts of `lru_gen` writes programs can issue, and the outcome of each write.
+    lru_gen_texts: Vec<String>,
+    lru_gen_log: Vec<String>,
+    events: u64,
+    /// Consecutive throttled allocation attempts without any progress.
+    stalled_attempts: u32,
+    /// The filesystem device's flusher thread.
+    flusher: Flusher,
+    /// Time reclaimers (kswapd and direct) slept in reclaim throttling.
+    reclaim_throttled_ns: Nanos,
+    /// The memory cgroup holding the workload, if limited.
+    memcg: Option<crate::memcg::Memcg>,
+    /// Periodic state samples (off unless asked for).
+    sampler: Sampler,
+}
+
+struct Thread {
+    name: String,
+    program: Box<dyn Program>,
+    clock: Nanos,
+    /// An access that stalled, with the time it was first attempted.
+    pending: Option<(Access, Nanos)>,
+    slow_ops: u64,
+    fast_ops: u64,
+    reclaim_stall_ns: Nanos,
+    hist: Histogram<u64>,
+    /// Transactions, for workloads that mark them (boxed: off the hot path).
+    txns: Box<Txns>,
+    done: bool,
+}
+
+/// A thread's transactions: the open one's start, the first one's, count and latencies.
+struct Txns {
+    start: Nanos,
+    first: Option<Nanos>,
+    count: u64,
+    hist: Histogram<u64>,
+}
+
+impl Txns {
+    /// `Step::TxnBegin` (`end` false) or `Step::TxnEnd` at `now`.
+    #[cold]
+    #[inline(never)]
+    fn mark(&mut self, end: bool, now: Nanos) {
+        if end {
+            self.count += 1;
+            self.hist.record((now - self.start).max(1)).expect("auto-resizing histogram");
+        } else {
+            self.start = now;
+            self.first.get_or_insert(now);
+        }
+    }
+}
+
+/// Builds a simulation: the machine from a [`Config`], then regions, files and threads.
+pub struct SimBuilder {
+    m: Machine,
+    threads: Vec<Thread>,
+}
+
+/// A ready-to-run simulation.
+pub struct Sim {
+    m: Machine,
+    threads: Vec<Thread>,
+    /// Check every invariant at each progress point, not only at the end.
+    paranoid: bool,
+}
+
+/// SIM-CHOICE: events between two progress reports (and paranoid checks).
+const PROGRESS_EVENTS: u64 = 4096;
+
+/// SIM-CHOICE: give up after this many throttled retries (about 4 s of virtual
+/// time at one jiffy each) with no page freed anywhere.
+const OOM_STALL_LIMIT: u32 = 1000;
+
+impl Sim {
+    /// Paranoid mode: every invariant (O(memory)) is checked every
+    /// 4096 events of the run (`PROGRESS_EVENTS`), not only once at its end.
+    pub fn paranoid(mut self) -> Sim {
+        self.paranoid = true;
+        self
+    }
+
+    /// Runs until every thread is done (or the time limit), calling `progress`
+    /// now and then.
+    pub fn run(mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunReport, SimError> {
+        let limit = if self.m.cfg.time_limit_ns == 0 { Nanos::MAX } else { self.m.cfg.time_limit_ns };
+        let mut next_progress = 0u64;
+        let mut now = 0;
+        while let Some((t, ev)) = self.m.queue.pop() {
+            if t > limit {
+                break;
+            }
+            debug_assert!(t >= now, "time went backwards: {t} < {now}");
+            now = t;
+            self.m.sample_until(t);
+            self.m.events += 1;
+            match ev {
+                Event::Thread(tid) => self.run_thread(tid as usize, limit)?,
+                Event::Kswapd(gen) if gen == self.m.kswapd_gen => self.m.kswapd_event(now),
+                Event::Kswapd(_) => {}
+                Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
+                Event::Flusher(gen) if gen == self.m.flusher.gen => self.m.flusher_event(now),
+                Event::Flusher(_) => {}
+            }
+            if self.m.events >= next_progress {
+                next_progress = self.m.events + PROGRESS_EVENTS;
+                if self.paranoid {
+                    self.m.check_invariants();
+                }
+                progress(Progress { virtual_ns: now, accesses: self.accesses() });
+            }
+        }
+        self.m.sample_until(now.min(limit));
+        // One O(memory) self-check at the end: a broken invariant is a simulator
+        // bug, and its numbers must not pass for a result.
+        self.m.check_invariants();
+        Ok(self.report(now.min(limit)))
+    }
+
+    fn accesses(&self) -> u64 {
+        self.threads.iter().map(|t| t.fast_ops + t.slow_ops).sum()
+    }
+
+    /// Runs thread `tid` until its clock passes the next queued event.
+    fn run_thread(&mut self, tid: usize, limit: Nanos) -> Result<(), SimError> {
+        let m = &mut self.m;
+        let th = &mut self.threads[tid];
+        let mut horizon = m.horizon_after(th.clock, limit);
+        let access_ns = m.cfg.cpu.access_ns;
+        loop {
+            let (access, started) = match th.pending.take() {
+                Some(p) => p,
+                None => match th.program.next() {
+                    Step::Access(a) => (a, th.clock),
+                    Step::Think(ns) => {
+                        m.psi.idle(th.clock, th.clock + ns);
+                        th.clock += ns;
+                        if m.must_yield(th.clock, limit, &mut horizon) {
+                            break;
+                        }
+                        continue;
+                    }
+                    Step::LruGen(w) => {
+                        th.clock += m.lru_gen_write(w, th.clock);
+                        continue;
+                    }
+                    s @ (Step::TxnBegin | Step::TxnEnd) => {
+                        th.txns.mark(s == Step::TxnEnd, th.clock);
+                        continue;
+                    }
+                    Step::Done => {
+                        m.psi.task_end(th.clock);
+                        th.done = true;
+                        return Ok(());
+                    }
+                },
+            };
+            if m.try_hit(access) {
+                th.clock += access_ns;
+                th.fast_ops += 1;
+            } else {
+                m.events += 1;
+                m.lru_batches.set_cpu(tid);
+                match m.slow_access(access, th.clock) {
+                    Ok((cost, stall)) => {
+                        m.psi.stall(th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));
+                        th.clock += cost;
+                        th.reclaim_stall_ns += stall;
+                        th.slow_ops += 1;
+                        th.hist.record(th.clock - started).expect("auto-resizing histogram");
+                    }
+                    Err(Stall::Retry(at)) => {
+                        m.psi.stall(th.clock, at);
+                        m.refault_stall_ns = 0;
+                        th.reclaim_stall_ns += at - th.clock;
+                        th.clock = at;
+                        th.pending = Some((access, started));
+                    }
+                    Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
+                    Err(Stall::MemcgOom) => {
+                        return Err(SimError::MemcgOutOfMemory { at_ns: th.clock, thread: th.name.clone() })
+                    }
+                }
+                horizon = m.horizon_after(th.clock, limit);
+                m.psi.maybe_fold(m.queue.next_time().min(th.clock));
+            }
+            if m.must_yield(th.clock, limit, &mut horizon) {
+                break;
+            }
+        }
+        m.queue.push(th.clock, Event::Thread(tid as u32));
+        Ok(())
+    }
+
+    /// Performs one access synchronously, outside the event loop: for small
+    /// hand-checked scenarios that drive the machine step by step. Device
+    /// completions queued by reclaim are processed at once.
+    pub fn access_now(&mut self, a: Access) -> Result<(), SimError> {
+        if !self.m.try_hit(a) {
+            // Bounded by OOM_STALL_LIMIT: every retry counts a stalled attempt.
+            loop {
+                match self.m.slow_access(a, 0) {
+                    Ok(_) => break,
+                    Err(Stall::Retry(_)) => self.drain_writeback(),
+                    Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: 0, thread: "access_now".into() }),
+                    Err(Stall::MemcgOom) => {
+                        return Err(SimError::MemcgOutOfMemory { at_ns: 0, thread: "access_now".into() })
+                    }
+                }
+            }
+            self.m.refault_stall_ns = 0;
+        }
+        self.drain_writeback();
+        Ok(())
+    }
+
+    /// `get_user_pages(FOLL_TOUCH)` on a resident page: the kernel marks such a
+    /// page accessed (`folio_mark_accessed`), which can activate anon pages too.
+    /// Returns false if the page is not resident.
+    pub fn gup_touch(&mut self, region: RegionId, page: u32) -> bool {
+        let Some(pfn) = self.m.mm.regions[region.0 as usize].ptes[page as usize].pfn() else { return false };
+        self.m.policy.mark_accessed(&mut self.m.mm, pfn);
+        true
+    }
+
+    fn drain_writeback(&mut self) {
+        let mut other = Vec::new();
+        while let Some((t, ev)) = self.m.queue.pop() {
+            match ev {
+                Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
+                ev => other.push((t, ev)),
+            }
+        }
+        for (t, ev) in other {
+            self.m.queue.push(t, ev);
+        }
+    }
+
+    /// The memory state (for tests and dumps).
+    pub fn mm(&self) -> &Mm {
+        &self.m.mm
+    }
+
+    /// The memory state, mutable (tests use it to age accessed bits).
+    pub fn mm_mut(&mut self) -> &mut Mm {
+        &mut self.m.mm
+    }
+
+    /// Checks the policy's and the memory state's invariants (O(n)).
+    pub fn check_invariants(&self) {
+        self.m.check_invariants();
+    }
+}
+
+impl Machine {
+    fn check_invariants(&self) {
+        self.policy.check_invariants(&self.mm);
+        let on_lists = self.policy.lru_sizes().total();
+        let (free, pool) = (self.mm.nr_free(), self.mm.nr_zspages());
+        assert_eq!(
+            free + on_lists + pool,
+            self.mm.frames.len() as u64,
+            "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} != total"
+        );
+        self.check_dirty_gauges();
+    }
+}

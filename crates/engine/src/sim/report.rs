@@ -1,0 +1,93 @@
+//! The run's report: counters, gauges, threads' latencies, reclaim work.
+
+use super::Sim;
+use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
+use crate::Nanos;
+use hdrhistogram::Histogram;
+use mm::{PageFlags, Watermark};
+
+/// A histogram's value at each of [`LATENCY_PERCENTILES`] (100 = its maximum).
+pub(super) fn percentiles(h: &Histogram<u64>) -> [(f64, u64); 9] {
+    LATENCY_PERCENTILES.map(|p| (p, if p >= 100.0 { h.max() } else { h.value_at_quantile(p / 100.0) }))
+}
+
+impl Sim {
+    pub(super) fn report(mut self, end: Nanos) -> RunReport {
+        let mm = &self.m.mm;
+        let sizes = self.m.policy.lru_sizes();
+        let mut vmstat: Vec<(&'static str, u64)> = Vec::new();
+        let count_frames = |bits: u16| mm.frames.as_slice().iter().filter(|f| f.flags.has(bits)).count() as u64;
+        vmstat.push(("nr_free_pages", mm.nr_free()));
+        vmstat.push(("nr_zspages", mm.nr_zspages()));
+        vmstat.push(("nr_inactive_anon", sizes.inactive_anon));
+        vmstat.push(("nr_active_anon", sizes.active_anon));
+        vmstat.push(("nr_inactive_file", sizes.inactive_file));
+        vmstat.push(("nr_active_file", sizes.active_file));
+        vmstat.push(("nr_unevictable", sizes.unevictable));
+        vmstat.push(("nr_isolated_anon", 0));
+        vmstat.push(("nr_isolated_file", 0));
+        vmstat.push(("nr_dirty", mm.dirty.nr_dirty));
+        vmstat.push(("nr_writeback", mm.dirty.nr_writeback));
+        vmstat.push(("nr_swapcached", count_frames(PageFlags::SWAPCACHE)));
+        vmstat.push(("nr_swap_free", mm.swap.nr_free() as u64));
+        let t = self.m.dirty_thresholds();
+        vmstat.push(("nr_dirty_threshold", t.thresh));
+        vmstat.push(("nr_dirty_background_threshold", t.bg_thresh));
+        for z in &mm.zones {
+            // Watermarks are per zone in /proc/zoneinfo; one zone here.
+            vmstat.push(("wmark_min", z.wmark(Watermark::Min)));
+            vmstat.push(("wmark_low", z.wmark(Watermark::Low)));
+            vmstat.push(("wmark_high", z.wmark(Watermark::High)));
+        }
+        vmstat.extend(mm.stat.iter());
+        let memcg = self.m.memcg_stat(&vmstat);
+        let zram = mm.zram.as_ref().map_or_else(Vec::new, |z| {
+            let mut v = z.mm_stat().named().to_vec();
+            v.push(("failed_writes", z.failed_writes()));
+            v
+        });
+        let threads = self
+            .threads
+            .iter_mut()
+            .map(|t| {
+                // Resident hits all cost the same: add them in bulk.
+                if t.fast_ops > 0 {
+                    t.hist.record_n(self.m.cfg.cpu.access_ns.max(1), t.fast_ops).expect("auto-resizing histogram");
+                }
+                ThreadReport {
+                    name: t.name.clone(),
+                    ops: t.fast_ops + t.slow_ops,
+                    end_ns: if t.done { t.clock } else { end },
+                    reclaim_stall_ns: t.reclaim_stall_ns,
+                    latency_ns: percentiles(&t.hist),
+                    latency_mean_ns: t.hist.mean(),
+                    txns: t.txns.count,
+                    first_txn_ns: t.txns.first.unwrap_or(0),
+                    txn_latency_ns: percentiles(&t.txns.hist),
+                    txn_latency_mean_ns: t.txns.hist.mean(),
+                }
+            })
+            .collect();
+        let dh = &self.m.direct_hist;
+        RunReport {
+            vmstat,
+            memcg,
+            zram,
+            threads,
+            virtual_ns: end,
+            events: self.m.events,
+            accesses: self.accesses(),
+            kswapd_cpu_ns: self.m.kswapd_cpu_ns,
+            direct_reclaim_ns: self.m.direct_reclaim_ns,
+            kswapd_work: self.m.kswapd_work,
+            direct_work: self.m.direct_work,
+            direct_reclaims: dh.len(),
+            direct_reclaim_latency_ns: percentiles(dh),
+            psi: self.m.psi.finish(end),
+            lru_gen_dump: self.m.policy.lru_gen_dump(end),
+            lru_gen_writes: std::mem::take(&mut self.m.lru_gen_log),
+            reclaim_throttled_ns: self.m.reclaim_throttled_ns,
+            timeseries: self.m.sampler.finish(),
+        }
+    }
+}
