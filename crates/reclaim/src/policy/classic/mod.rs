@@ -23,10 +23,18 @@
 //! - S-CL5: `PG_workingset` is set on deactivation (v4.20+) in every profile;
 //!   seed 000's 2016 patch (`lru_balance=rfc-2016`) set it on activation.
 //!
-//! Parity: tests/classic_*.rs (seed 004 worked examples, refault distance,
-//! get_scan_count fractions).
+//! Parity: crates/reclaim/tests/classic.rs (scan fractions per balance form, cost
+//! charges and decay, tiny-file and cache-trim modes, refault distance), the cost
+//! model's own tests in `cost.rs`, and the seed 004 worked examples in
+//! crates/engine/tests.
 
-use crate::config::{Balance, ReclaimConfig};
+mod cost;
+mod scan_count;
+
+use scan_count::PassControl;
+pub use scan_count::{ScanBalance, ScanCount};
+
+use crate::config::ReclaimConfig;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
@@ -36,7 +44,8 @@ use crate::throttle;
 use crate::watermark::int_sqrt;
 use crate::workingset::{pack_shadow, refault_distance, unpack_shadow, ShadowInfo};
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
-use mm::{LruList, Mm, PageFlags, Pfn, Shadow, VmEvent, Watermark};
+use cost::{CostModel, InactiveBatch};
+use mm::{LruList, Mm, PageFlags, Pfn, Shadow, VmEvent};
 
 /// List indices, as the kernel's `enum lru_list`.
 const IA: usize = 0;
@@ -48,42 +57,6 @@ const FILE: usize = 1;
 
 fn lru_index(anon: bool, active: bool) -> usize {
     (!anon as usize) * 2 + active as usize
-}
-
-/// How `get_scan_count` splits the pressure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScanBalance {
-    /// Both types in proportion to size (priority 0).
-    Equal,
-    /// By `fraction / denominator`.
-    Fract,
-    /// Anon only.
-    Anon,
-    /// File only.
-    File,
-}
-
-/// The scan decision of one `get_scan_count` call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScanCount {
-    /// Which rule decided.
-    pub balance: ScanBalance,
-    /// `fraction[anon, file]` (meaningful for [`ScanBalance::Fract`]).
-    pub fraction: [u64; 2],
-    /// `denominator`.
-    pub denominator: u64,
-    /// Pages to scan per list: inactive anon, active anon, inactive file, active file.
-    pub nr: [u64; 4],
-}
-
-/// Per-pass decisions of `prepare_scan_control`.
-#[derive(Clone, Copy, Debug, Default)]
-struct PassControl {
-    anon_cost: u64,
-    file_cost: u64,
-    may_deactivate: [bool; 2],
-    cache_trim_mode: bool,
-    file_is_tiny: bool,
 }
 
 /// The memory group's statistics as reclaim reads them (`lruvec_page_state` on
@@ -103,11 +76,8 @@ pub struct Classic {
     lists: [LruList; 4],
     /// The workingset clock: evictions and activations (B.2).
     nonresident_age: u64,
-    anon_cost: u64,
-    file_cost: u64,
-    /// Before v5.8: `reclaim_stat.recent_scanned/recent_rotated` per type.
-    recent_scanned: [u64; 2],
-    recent_rotated: [u64; 2],
+    /// The anon/file balance: costs or rotation ratios, by the profile's form.
+    cost: CostModel,
     /// `lruvec->refaults[]`: workingset activations at the last snapshot.
     refaults_snapshot: [u64; 2],
     pass: PassControl,
@@ -116,24 +86,14 @@ pub struct Classic {
     group_stats: Option<GroupStats>,
 }
 
-/// The anon and file scan weights of `get_scan_count()`, every version's shape:
-/// swappiness (anon) and `200 - swappiness` (file), each scaled by
-/// `(num + 1) / (den + 1)` of its type.
-fn split(swappiness: u64, num: [u64; 2], den: [u64; 2]) -> [u64; 2] {
-    [swappiness * (num[ANON] + 1) / (den[ANON] + 1), (200 - swappiness) * (num[FILE] + 1) / (den[FILE] + 1)]
-}
-
 impl Classic {
     /// A policy with empty lists under `cfg`.
     pub fn new(cfg: ReclaimConfig) -> Classic {
         Classic {
+            cost: CostModel::new(cfg.balance),
             cfg,
             lists: Default::default(),
             nonresident_age: 0,
-            anon_cost: 0,
-            file_cost: 0,
-            recent_scanned: [0; 2],
-            recent_rotated: [0; 2],
             refaults_snapshot: [0; 2],
             pass: PassControl::default(),
             scratch: Vec::with_capacity(SWAP_CLUSTER_MAX as usize),
@@ -148,13 +108,12 @@ impl Classic {
 
     /// `(anon_cost, file_cost)` of the lruvec.
     pub fn costs(&self) -> (u64, u64) {
-        (self.anon_cost, self.file_cost)
+        self.cost.costs()
     }
 
     /// Sets the lruvec's costs (for hand-built test scenarios).
     pub fn set_costs(&mut self, anon_cost: u64, file_cost: u64) {
-        self.anon_cost = anon_cost;
-        self.file_cost = file_cost;
+        self.cost.set_costs(anon_cost, file_cost);
     }
 
     /// Pages of list `lru` from head (newest) to tail, for tests and dumps.
@@ -204,36 +163,15 @@ impl Classic {
         self.nonresident_age += nr;
     }
 
-    /// Pre-v5.8 bookkeeping (`update_page_reclaim_stat`).
-    fn note_scanned(&mut self, ty: usize, scanned: u64, rotated: u64) {
-        if self.cfg.balance == Balance::Rotation {
-            self.recent_scanned[ty] += scanned;
-            self.recent_rotated[ty] += rotated;
-        }
+    /// Pages on all four lists (the decay's yardstick).
+    fn lru_pages(&self) -> u64 {
+        self.lists.iter().map(|l| l.len()).sum()
     }
 
-    /// `lru_note_cost()`: charges reclaim cost to a type, with decay.
+    /// `lru_note_cost()` of `nr_io` pages of IO and `nr_rotated` rotations to type `ty`.
     fn note_cost(&mut self, ty: usize, nr_io: u64, nr_rotated: u64) {
-        let cost = match self.cfg.balance {
-            Balance::Rotation => return,
-            Balance::RefaultCost => nr_io + nr_rotated,
-            // KERNEL: IO is weighted SWAP_CLUSTER_MAX times a rotation (v6.2, and the 2016 RFC).
-            Balance::WeightedCost | Balance::Rfc2016 => nr_io * SWAP_CLUSTER_MAX + nr_rotated,
-        };
-        if ty == FILE {
-            self.file_cost += cost;
-        } else {
-            self.anon_cost += cost;
-        }
-        // The 2016 RFC decays in get_scan_count instead (see `fractions`).
-        if self.cfg.balance == Balance::Rfc2016 {
-            return;
-        }
-        let lrusize: u64 = self.lists.iter().map(|l| l.len()).sum();
-        if self.file_cost + self.anon_cost > lrusize / 4 {
-            self.file_cost /= 2;
-            self.anon_cost /= 2;
-        }
+        let lru_pages = self.lru_pages();
+        self.cost.note_cost(ty, nr_io, nr_rotated, lru_pages);
     }
 
     /// `inactive_is_low()`: is the inactive list of type `ty` smaller than its target?
@@ -296,7 +234,7 @@ impl Classic {
             mm.frames[pfn].flags.set(PageFlags::ACTIVE);
             self.add_to_list(mm, pfn, false);
             mm.stat.count(VmEvent::Pgactivate, 1);
-            self.note_scanned(ANON, 1, 1);
+            self.cost.scanned(ANON, 1, 1);
         }
     }
 
@@ -334,7 +272,7 @@ impl Classic {
         if !sc.reclaimer.is_cgroup() {
             mm.stat.count(VmEvent::Pgrefill, nr_scanned);
         }
-        self.note_scanned(ty, nr_taken, 0);
+        self.cost.scanned(ty, nr_taken, 0);
         let list = std::mem::take(&mut self.scratch);
         let (mut nr_referenced, mut nr_rotated, mut nr_deactivate) = (0, 0, 0);
         for &pfn in &list {
@@ -359,17 +297,8 @@ impl Classic {
         self.scratch = list;
         self.scratch.clear();
         mm.stat.count(VmEvent::Pgdeactivate, nr_deactivate);
-        match self.cfg.balance {
-            // Before v5.8 every referenced page counted as rotated.
-            Balance::Rotation => self.note_scanned(ty, 0, nr_referenced),
-            // v5.8 .. v6.1: rotations carried no cost.
-            Balance::RefaultCost => {}
-            Balance::WeightedCost | Balance::Rfc2016 => {
-                if nr_rotated > 0 {
-                    self.note_cost(ty, 0, nr_rotated)
-                }
-            }
-        }
+        let lru_pages = self.lru_pages();
+        self.cost.after_active(ty, nr_referenced, nr_rotated, lru_pages);
     }
 
     /// `shrink_inactive_list()`. Returns pages reclaimed.
@@ -387,7 +316,7 @@ impl Classic {
             mm.stat.count(ev, nr_scanned);
         }
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, nr_scanned);
-        self.note_scanned(ty, nr_taken, 0);
+        self.cost.scanned(ty, nr_taken, 0);
         if nr_taken == 0 {
             return 0;
         }
@@ -398,20 +327,10 @@ impl Classic {
         list.clear();
         self.scratch = list;
         pageout::count_steal(mm, sc, ty == ANON, nr_reclaimed);
-        match self.cfg.balance {
-            Balance::Rotation => {
-                self.recent_rotated[ANON] += stat.nr_activate[ANON];
-                self.recent_rotated[FILE] += stat.nr_activate[FILE];
-            }
-            Balance::RefaultCost => self.note_cost(ty, stat.nr_pageout, 0),
-            Balance::WeightedCost => self.note_cost(ty, stat.nr_pageout, nr_scanned - nr_reclaimed),
-            // 2016 RFC: pages reclaim activated are CPU cost (putback_inactive_pages);
-            // writing pages out is not a cost.
-            Balance::Rfc2016 => {
-                self.note_cost(ANON, 0, stat.nr_activate[ANON]);
-                self.note_cost(FILE, 0, stat.nr_activate[FILE]);
-            }
-        }
+        let batch =
+            InactiveBatch { nr_scanned, nr_reclaimed, nr_pageout: stat.nr_pageout, nr_activate: stat.nr_activate };
+        let lru_pages = self.lru_pages();
+        self.cost.after_inactive(ty, batch, lru_pages);
         stat.add_to(&mut sc.nr);
         let nr = &mut sc.nr;
         nr.taken += nr_taken;
@@ -420,114 +339,6 @@ impl Classic {
         }
         throttle::after_inactive_batch(mm, sc, &self.cfg.dirty, env, &stat, nr_taken);
         nr_reclaimed
-    }
-
-    /// `prepare_scan_control()` for the one lruvec: costs, deactivation permissions, cache-trim mode.
-    pub fn prepare_scan_control(&mut self, mm: &Mm, sc: &ScanControl) {
-        let activations = self.stat_activations(mm);
-        let mut may_deactivate = [true; 2];
-        if !sc.force_deactivate {
-            for ty in [ANON, FILE] {
-                // New activations since the last cycle mean a new workingset is
-                // forming: let the stale active pages go.
-                let refaulting = self.cfg.refaults_deactivate && activations[ty] != self.refaults_snapshot[ty];
-                may_deactivate[ty] = refaulting || self.inactive_is_low(ty);
-            }
-        }
-        let cache_trim_mode = (self.stat_len(IF) >> sc.priority) != 0 && !may_deactivate[FILE];
-        let file = self.len(IF) + self.len(AF);
-        let free = mm.nr_free();
-        let total_high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
-        // Only global reclaim checks for a tiny file LRU; from v4.12 only while
-        // inactive anon is healthy enough to take all the scanning.
-        let anon_can_take_it = !may_deactivate[ANON] && (self.len(IA) >> sc.priority) != 0;
-        let file_is_tiny = !sc.reclaimer.is_cgroup()
-            && file + free <= total_high
-            && (anon_can_take_it || !self.cfg.tiny_file_needs_anon);
-        self.pass = PassControl {
-            anon_cost: self.anon_cost,
-            file_cost: self.file_cost,
-            may_deactivate,
-            cache_trim_mode,
-            file_is_tiny,
-        };
-    }
-
-    /// `get_scan_count()`: how many pages of each list to scan at `sc.priority`.
-    pub fn get_scan_count(&mut self, mm: &Mm, sc: &ScanControl) -> ScanCount {
-        let swappiness = self.cfg.swappiness as u64;
-        let balance = if !sc.may_swap || mm.swap.nr_free() == 0 {
-            ScanBalance::File
-        } else if sc.reclaimer.is_cgroup() && swappiness == 0 {
-            // A group with swappiness 0 never swaps under its own limit.
-            ScanBalance::File
-        } else if sc.priority == 0 && swappiness != 0 {
-            ScanBalance::Equal
-        } else if self.pass.file_is_tiny {
-            ScanBalance::Anon
-        } else if self.pass.cache_trim_mode {
-            ScanBalance::File
-        } else {
-            ScanBalance::Fract
-        };
-        let (fraction, denominator) =
-            if balance == ScanBalance::Fract { self.fractions(swappiness) } else { ([0, 0], 0) };
-        let mut nr = [0u64; 4];
-        for (lru, slot) in nr.iter_mut().enumerate() {
-            let ty = lru / 2;
-            let scan = self.len(lru) >> sc.priority;
-            *slot = match balance {
-                ScanBalance::Equal => scan,
-                ScanBalance::Fract if self.cfg.balance == Balance::Rotation => {
-                    // Before v5.8 the division rounded up.
-                    (scan * fraction[ty]).div_ceil(denominator)
-                }
-                ScanBalance::Fract => scan * fraction[ty] / denominator,
-                ScanBalance::File => scan * (ty == FILE) as u64,
-                ScanBalance::Anon => scan * (ty == ANON) as u64,
-            };
-        }
-        ScanCount { balance, fraction, denominator, nr }
-    }
-
-    /// The SCAN_FRACT weights `(fraction, denominator)` for the configured balance form.
-    fn fractions(&mut self, swappiness: u64) -> ([u64; 2], u64) {
-        match self.cfg.balance {
-            Balance::Rotation => {
-                let anon = self.len(IA) + self.len(AA);
-                let file = self.len(IF) + self.len(AF);
-                for (ty, size) in [(ANON, anon), (FILE, file)] {
-                    if self.recent_scanned[ty] > size / 4 {
-                        self.recent_scanned[ty] /= 2;
-                        self.recent_rotated[ty] /= 2;
-                    }
-                }
-                let [ap, fp] = split(swappiness, self.recent_scanned, self.recent_rotated);
-                ([ap, fp], ap + fp + 1)
-            }
-            Balance::RefaultCost | Balance::WeightedCost => {
-                // Each side gets the total added, confining the split to [1/3, 2/3]
-                // before swappiness is applied.
-                let total = self.pass.anon_cost + self.pass.file_cost;
-                let anon_cost = total + self.pass.anon_cost;
-                let file_cost = total + self.pass.file_cost;
-                let total = anon_cost + file_cost;
-                let [ap, fp] = split(swappiness, [total, total], [anon_cost, file_cost]);
-                ([ap, fp], ap + fp)
-            }
-            Balance::Rfc2016 => {
-                // Decay once the costs pass 1/8 of the LRU pages; each type's
-                // weight is the total cost over its own.
-                let lrusize: u64 = self.lists.iter().map(|l| l.len()).sum();
-                if self.anon_cost + self.file_cost > lrusize / 8 {
-                    self.anon_cost /= 2;
-                    self.file_cost /= 2;
-                }
-                let total = self.anon_cost + self.file_cost;
-                let [ap, fp] = split(swappiness, [total, total], [self.anon_cost, self.file_cost]);
-                ([ap, fp], ap + fp + 1)
-            }
-        }
     }
 
     /// `shrink_lruvec()`.
@@ -661,15 +472,12 @@ impl ReclaimPolicy for Classic {
             // afterwards if they were already listed (`on_swap_in_listed`).
             mm.frames[pfn].flags.set(PageFlags::ACTIVE);
         }
-        if origin == Origin::SwapIn
-            && matches!(self.cfg.balance, Balance::RefaultCost | Balance::Rfc2016)
-            && !self.cfg.anon_workingset
-        {
-            // v5.8 and the 2016 RFC: every anon swap-in was charged as IO cost.
-            self.note_cost(ANON, 1, 0);
+        if origin == Origin::SwapIn {
+            let lru_pages = self.lru_pages();
+            self.cost.swap_in(self.cfg.anon_workingset, lru_pages);
         }
         let active = mm.frames[pfn].flags.has(PageFlags::ACTIVE);
-        self.note_scanned(ty, 1, active as u64);
+        self.cost.scanned(ty, 1, active as u64);
         self.add_to_list(mm, pfn, false);
     }
 
@@ -695,7 +503,7 @@ impl ReclaimPolicy for Classic {
             let ty = if f.is_anon() { ANON } else { FILE };
             self.add_to_list(mm, pfn, false);
             mm.stat.count(VmEvent::Pgactivate, 1);
-            self.note_scanned(ty, 1, 1);
+            self.cost.scanned(ty, 1, 1);
             self.age_nonresident(1);
         } else if !flags.has(PageFlags::REFERENCED) {
             mm.frames[pfn].flags.set(PageFlags::REFERENCED);
