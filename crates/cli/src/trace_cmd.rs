@@ -489,8 +489,8 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     let status = trace_run.outcome().map_err(|e| usage(e.0))?;
     // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
     let config = &info.config;
-    let limit = if config.memcg_limit_bytes > 0 {
-        config.memcg_limit_bytes.min(config.memory_bytes)
+    let limit = if config.memcg.limit_bytes > 0 {
+        config.memcg.limit_bytes.min(config.memory_bytes)
     } else {
         config.memory_bytes
     };

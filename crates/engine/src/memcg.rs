@@ -15,34 +15,52 @@
 //!   when `memory.stat` is read; here a flush comes every `memcg.stats_flush`
 //!   charges (0: reclaim reads exact values).
 
-use crate::config::Config;
 use knobs::{format_size, parse_size, u64_knob, History, Kind, Knob, Version};
 use mm::PAGE_SIZE;
 
-/// The memory cgroup knobs (fields of [`Config`]).
-pub const KNOBS: &[Knob<Config>] = &[
+/// The workload's memory cgroup, as configured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemcgKnobs {
+    /// `memcg.limit`: `memory.limit_in_bytes` (0 = no group).
+    pub limit_bytes: u64,
+    /// `memcg.swappiness`: the group's `memory.swappiness`.
+    pub swappiness: u32,
+    /// `memcg.stats_flush`: charges between flushes of the group's statistics
+    /// as reclaim reads them (0 = reclaim reads exact values).
+    pub stats_flush: u64,
+}
+
+impl Default for MemcgKnobs {
+    /// No group; the kernel's default swappiness.
+    fn default() -> Self {
+        MemcgKnobs { limit_bytes: 0, swappiness: 60, stats_flush: 0 }
+    }
+}
+
+/// The memory cgroup knobs' declarations (`memcg.*`).
+pub const KNOBS: &[Knob<MemcgKnobs>] = &[
     Knob {
-        key: "memcg.limit",
+        key: "limit",
         help: "memory cgroup (v1) holding the workload: memory.limit_in_bytes (size), or `none`; a charge over it reclaims in the faulting task",
         kind: Kind::Text,
         history: History::Tunable { since: Version::new(2, 6) },
-        get: |c| if c.memcg_limit_bytes == 0 { "none".into() } else { format_size(c.memcg_limit_bytes) },
+        get: |c| if c.limit_bytes == 0 { "none".into() } else { format_size(c.limit_bytes) },
         set: |c, v| {
-            c.memcg_limit_bytes = if v == "none" { 0 } else { parse_size(v)? };
+            c.limit_bytes = if v == "none" { 0 } else { parse_size(v)? };
             Ok(())
         },
     },
     u64_knob!(
-        "memcg.swappiness",
-        memcg_swappiness,
+        "swappiness",
+        swappiness,
         0,
         200,
         History::Tunable { since: Version::new(2, 6) },
         "the group's memory.swappiness, 0..200 (default 60); 0 = the group never swaps under its limit"
     ),
     u64_knob!(
-        "memcg.stats_flush",
-        memcg_stats_flush,
+        "stats_flush",
+        stats_flush,
         0,
         u64::MAX,
         History::Model,

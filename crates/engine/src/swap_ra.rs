@@ -7,7 +7,6 @@
 //! window state per VMA. Both share the window rule [`swapin_nr_pages`].
 //! This module decides; the engine allocates, inserts and submits the reads.
 
-use crate::config::Config;
 use knobs::{bool_knob, u64_knob, History, Kind, Knob, Version};
 
 /// Pages in a PMD (2 MiB on x86-64): VMA readahead never crosses one.
@@ -64,8 +63,26 @@ pub enum RaMode {
     Vma,
 }
 
-/// The swap readahead knobs (fields of [`Config`]).
-pub const KNOBS: &[Knob<Config>] = &[
+/// The swap readahead knobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SwapRaKnobs {
+    /// `vm.page-cluster`: log2 of the largest swap readahead window.
+    pub page_cluster: u32,
+    /// `/sys/kernel/mm/swap/vma_ra_enabled`: VMA-based swap readahead (v4.14+).
+    pub vma_ra_enabled: bool,
+    /// `swap_ra`: force a readahead policy regardless of the kernel's rule (an experiment knob).
+    pub forced: Option<RaMode>,
+}
+
+impl Default for SwapRaKnobs {
+    /// The kernel's defaults: windows up to 8 pages, VMA readahead on.
+    fn default() -> Self {
+        SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }
+    }
+}
+
+/// The swap readahead knobs' declarations.
+pub const KNOBS: &[Knob<SwapRaKnobs>] = &[
     u64_knob!(
         "vm.page-cluster",
         page_cluster,
@@ -86,13 +103,13 @@ pub const KNOBS: &[Knob<Config>] = &[
         help: "swap readahead policy: kernel (the kernel's rule: vma_ra_enabled and not rotational), cluster, or vma (forced, e.g. VMA on an HDD)",
         kind: Kind::Choice,
         history: History::Model,
-        get: |c| match c.swap_ra {
+        get: |c| match c.forced {
             None => "kernel".into(),
             Some(RaMode::Cluster) => "cluster".into(),
             Some(RaMode::Vma) => "vma".into(),
         },
         set: |c, v| {
-            c.swap_ra = match v {
+            c.forced = match v {
                 "kernel" => None,
                 "cluster" => Some(RaMode::Cluster),
                 "vma" => Some(RaMode::Vma),
@@ -123,7 +140,8 @@ pub struct SwapReadahead {
 impl SwapReadahead {
     /// Readahead with `page_cluster`; VMA mode iff `vma_ra_enabled` and the swap
     /// device is not rotational, unless `forced`.
-    pub fn new(page_cluster: u32, vma_ra_enabled: bool, rotational: bool, forced: Option<RaMode>) -> SwapReadahead {
+    pub fn new(knobs: SwapRaKnobs, rotational: bool) -> SwapReadahead {
+        let SwapRaKnobs { page_cluster, vma_ra_enabled, forced } = knobs;
         let kernel = if vma_ra_enabled && !rotational { RaMode::Vma } else { RaMode::Cluster };
         let mode = forced.unwrap_or(kernel);
         SwapReadahead { page_cluster, mode, hits: 4, prev_offset: 0, last_pages: 0, vma: Vec::new() }
@@ -234,7 +252,7 @@ mod tests {
 
     #[test]
     fn cluster_window_aligned_block_skips_header() {
-        let mut ra = SwapReadahead::new(3, false, false, None);
+        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: false, forced: None }, false);
         // Initial hits 4: 6 -> 8 pages, block of 8 around slot 5 (header excluded).
         assert_eq!(ra.cluster_window(5, 100), 1..=7);
         // Hits now 0 and prev_offset untouched (0): slot 20 is not adjacent -> 1 page,
@@ -247,13 +265,13 @@ mod tests {
         ra.on_cache_hit(0, 0, true);
         assert_eq!(ra.cluster_window(97, 99), 96..=98);
         // page-cluster 0: target only.
-        let mut ra = SwapReadahead::new(0, false, false, None);
+        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 0, vma_ra_enabled: false, forced: None }, false);
         assert_eq!(ra.cluster_window(42, 100), 42..=42);
     }
 
     #[test]
     fn vma_window_placement_and_clipping() {
-        let mut ra = SwapReadahead::new(3, true, false, None);
+        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, false);
         assert_eq!(ra.mode, RaMode::Vma);
         // First fault: 4 hits -> 8 pages, centred: left = 100 - 3.
         assert_eq!(ra.vma_window(0, 100, 1000), 97..105);
@@ -264,18 +282,25 @@ mod tests {
         // Backward: previous fault one page above; no hits -> 2 pages ending at the address.
         assert_eq!(ra.vma_window(0, 105, 1000), 104..106);
         // Clipped to the PMD (512 pages) and to the region.
-        let mut ra = SwapReadahead::new(3, true, false, None);
+        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, false);
         assert_eq!(ra.vma_window(1, 513, 2000), 512..518);
-        let mut ra = SwapReadahead::new(3, true, false, None);
+        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, false);
         assert_eq!(ra.vma_window(2, 8, 10), 5..10);
         // Rotational swap: cluster readahead whatever the knob says.
-        assert_eq!(SwapReadahead::new(3, true, true, None).mode, RaMode::Cluster);
-        assert_eq!(SwapReadahead::new(3, false, true, Some(RaMode::Vma)).mode, RaMode::Vma);
+        assert_eq!(
+            SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, true).mode,
+            RaMode::Cluster
+        );
+        assert_eq!(
+            SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: false, forced: Some(RaMode::Vma) }, true)
+                .mode,
+            RaMode::Vma
+        );
     }
 
     #[test]
     fn vma_hits_saturate_and_follow_the_address() {
-        let mut ra = SwapReadahead::new(3, true, false, None);
+        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, false);
         for i in 0..100 {
             ra.on_cache_hit(0, i, true);
         }

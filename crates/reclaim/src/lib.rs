@@ -10,7 +10,6 @@
 #![deny(missing_docs)]
 
 pub mod config;
-pub mod config_knobs;
 pub mod control;
 pub mod direct;
 pub mod kswapd;

@@ -3,7 +3,6 @@
 //! resolved into the objects the engine uses.
 
 mod cpu;
-mod machine;
 mod settings;
 mod zram;
 
@@ -13,8 +12,10 @@ pub use settings::{Setting, SETTINGS};
 pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};
 
 use crate::device::{DeviceKind, DeviceOverrides};
-use crate::swap_ra::RaMode;
+use crate::memcg::MemcgKnobs;
+use crate::swap_ra::SwapRaKnobs;
 use crate::writeback::WritebackKnobs;
+use knobs::{u64_knob, History, Kind, Knob, Version};
 use reclaim::ReclaimConfig;
 use std::fmt;
 
@@ -93,19 +94,10 @@ pub struct Config {
     pub read_ahead_kb: u64,
     /// Stop after this much virtual time (0 = run until every thread is done).
     pub time_limit_ns: u64,
-    /// `vm.page-cluster`: log2 of the largest swap readahead window.
-    pub page_cluster: u32,
-    /// `/sys/kernel/mm/swap/vma_ra_enabled`: VMA-based swap readahead (v4.14+).
-    pub vma_ra_enabled: bool,
-    /// `swap_ra`: force a readahead policy regardless of the kernel's rule (an experiment knob).
-    pub swap_ra: Option<RaMode>,
-    /// `memcg.limit`: the workload's memory cgroup `memory.limit_in_bytes` (0 = no group).
-    pub memcg_limit_bytes: u64,
-    /// `memcg.swappiness`: the group's `memory.swappiness`.
-    pub memcg_swappiness: u32,
-    /// `memcg.stats_flush`: charges between flushes of the group's statistics
-    /// as reclaim reads them (0 = reclaim reads exact values).
-    pub memcg_stats_flush: u64,
+    /// Swap readahead: `vm.page-cluster`, `vma_ra_enabled`, `swap_ra`.
+    pub swap_ra: SwapRaKnobs,
+    /// The workload's memory cgroup (`memcg.*`).
+    pub memcg: MemcgKnobs,
     /// How pages compress in zram and the pool's `mem_limit`.
     pub zram: ZramKnobs,
 }
@@ -128,16 +120,119 @@ impl Default for Config {
             writeback: WritebackKnobs::default(),
             read_ahead_kb: 0,
             time_limit_ns: 0,
-            page_cluster: 3,
-            vma_ra_enabled: true,
-            swap_ra: None,
-            memcg_limit_bytes: 0,
-            memcg_swappiness: 60,
-            memcg_stats_flush: 0,
+            swap_ra: SwapRaKnobs::default(),
+            memcg: MemcgKnobs::default(),
             zram: ZramKnobs::default(),
         }
     }
 }
+
+fn parse_kind(v: &str) -> Result<DeviceKind, String> {
+    DeviceKind::from_name(v).ok_or_else(|| format!("a device kind: {}", DeviceKind::ALL.map(|k| k.name()).join(", ")))
+}
+
+/// The machine's own knobs: memory, devices, watermarks, the LRU design, the
+/// page cache's readahead and the run's time limit.
+pub const KNOBS: &[Knob<Config>] = &[
+    Knob {
+        key: "memory",
+        help: "RAM of the simulated machine (size: 256M, 1G)",
+        kind: Kind::Size,
+        history: History::Model,
+        get: |c| format_size(c.memory_bytes),
+        set: |c, v| {
+            c.memory_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "swap",
+        help: "swap device KIND:SIZE (hdd, ssd, nvme, zram, pmem), or `none`",
+        kind: Kind::Text,
+        history: History::Model,
+        get: |c| {
+            if c.swap_bytes == 0 {
+                "none".into()
+            } else {
+                format!("{}:{}", c.swap_kind.name(), format_size(c.swap_bytes))
+            }
+        },
+        set: |c, v| {
+            if v == "none" {
+                c.swap_bytes = 0;
+                return Ok(());
+            }
+            let (kind, size) = v.split_once(':').ok_or("KIND:SIZE such as ssd:4G, or none")?;
+            c.swap_kind = parse_kind(kind)?;
+            c.swap_bytes = parse_size(size)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "fs",
+        help: "device holding the files (hdd, ssd, nvme, pmem)",
+        kind: Kind::Choice,
+        history: History::Model,
+        get: |c| c.fs_kind.name().into(),
+        set: |c, v| {
+            c.fs_kind = parse_kind(v)?;
+            Ok(())
+        },
+    },
+    u64_knob!(
+        "vm.watermark_scale_factor",
+        watermark_scale_factor,
+        1,
+        3000,
+        History::Tunable { since: Version::new(4, 6) },
+        "watermark gap in 1/10000 of memory, 1..3000 (kernel default 10)"
+    ),
+    Knob {
+        key: "vm.min_free_kbytes",
+        help: "min watermark in KiB, or `auto` for the kernel's boot-time value sqrt(16 * lowmem KiB)",
+        kind: Kind::Text,
+        history: History::Tunable { since: Version::new(2, 6) },
+        get: |c| c.min_free_kbytes.map_or("auto".into(), |k| k.to_string()),
+        set: |c, v| {
+            c.min_free_kbytes = if v == "auto" { None } else { Some(knobs::parse_u64(v, 1, 1 << 40)?) };
+            Ok(())
+        },
+    },
+    Knob {
+        key: "lru",
+        help: "LRU design: a policy of the registry (classic, mglru, ...); profiles set it",
+        kind: Kind::Choice,
+        history: History::Model,
+        get: |c| c.lru.clone(),
+        set: |c, v| {
+            let names: Vec<_> = reclaim::policy::registry::POLICIES.iter().map(|p| p.name).collect();
+            if !names.contains(&v) {
+                return Err(format!("one of: {}", names.join(", ")));
+            }
+            c.lru = v.into();
+            Ok(())
+        },
+    },
+    u64_knob!(
+        "fs.read_ahead_kb",
+        read_ahead_kb,
+        0,
+        1 << 20,
+        History::Tunable { since: Version::new(2, 6) },
+        "KiB read in one request on a page-cache miss (kernel default 128; 0 = one page, no readahead)"
+    ),
+    Knob {
+        key: "time_limit",
+        help: "stop after this much virtual time in ms (0 = until the workload ends)",
+        kind: Kind::Integer,
+        history: History::Model,
+        get: |c| (c.time_limit_ns / 1_000_000).to_string(),
+        set: |c, v| {
+            c.time_limit_ns = knobs::parse_u64(v, 0, u64::MAX / 1_000_000)? * 1_000_000;
+            Ok(())
+        },
+    },
+];
 
 impl Config {
     /// Sets one key to a value.
@@ -175,10 +270,10 @@ impl Config {
         if self.swap_bytes != 0 && self.swap_bytes < 2 * mm::PAGE_SIZE {
             return Err(ConfigError::Inconsistent("swap must be at least 8K (header page + one slot), or none".into()));
         }
-        if self.memcg_limit_bytes != 0 && self.memcg_limit_bytes < 64 * mm::PAGE_SIZE {
+        if self.memcg.limit_bytes != 0 && self.memcg.limit_bytes < 64 * mm::PAGE_SIZE {
             return Err(ConfigError::Inconsistent(format!(
                 "memcg.limit {} is too small: at least 256K (64 pages), or none",
-                format_size(self.memcg_limit_bytes)
+                format_size(self.memcg.limit_bytes)
             )));
         }
         for (key, o) in [("swap.bandwidth_mbps", &self.swap_params), ("fs.bandwidth_mbps", &self.fs_params)] {

@@ -1,7 +1,7 @@
 //! The settings table: every knob of every part of [`Config`], gathered from
 //! the declarations next to the code that reads them.
 
-use super::{cpu, machine, zram, Config};
+use super::{cpu, zram, Config};
 use crate::{device, memcg, swap_ra, writeback};
 use std::sync::LazyLock;
 
@@ -12,13 +12,13 @@ pub type Setting = knobs::Setting<Config>;
 /// configuration list them. One line per part of the configuration.
 pub static SETTINGS: LazyLock<Vec<Setting>> = LazyLock::new(|| {
     let mut t = Vec::new();
-    t.extend(Setting::lift(machine::KNOBS, "", "", |c| c, |c| c));
+    t.extend(Setting::lift(super::KNOBS, "", "", |c| c, |c| c));
     t.extend(Setting::lift(device::KNOBS, "swap.", "swap device: ", |c| &c.swap_params, |c| &mut c.swap_params));
     t.extend(Setting::lift(device::KNOBS, "fs.", "filesystem device: ", |c| &c.fs_params, |c| &mut c.fs_params));
     t.extend(Setting::lift(zram::KNOBS, "zram.", "zram: ", |c| &c.zram, |c| &mut c.zram));
-    t.extend(Setting::lift(reclaim::config_knobs::KNOBS, "", "", |c| &c.reclaim, |c| &mut c.reclaim));
-    t.extend(Setting::lift(swap_ra::KNOBS, "", "", |c| c, |c| c));
-    t.extend(Setting::lift(memcg::KNOBS, "", "", |c| c, |c| c));
+    t.extend(Setting::lift(reclaim::config::KNOBS, "", "", |c| &c.reclaim, |c| &mut c.reclaim));
+    t.extend(Setting::lift(swap_ra::KNOBS, "", "", |c| &c.swap_ra, |c| &mut c.swap_ra));
+    t.extend(Setting::lift(memcg::KNOBS, "memcg.", "", |c| &c.memcg, |c| &mut c.memcg));
     t.extend(Setting::lift(writeback::KNOBS, "", "", |c| &c.writeback, |c| &mut c.writeback));
     t.extend(Setting::lift(cpu::KNOBS, "cpu.", "", |c| &c.cpu, |c| &mut c.cpu));
     t

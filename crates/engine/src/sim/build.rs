@@ -39,8 +39,8 @@ impl SimBuilder {
         }
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
         // The group's swappiness governs every reclaim of its lruvec (S-MC1).
-        let memcg = (cfg.memcg_limit_bytes != 0)
-            .then(|| crate::memcg::Memcg::new(cfg.memcg_limit_bytes, cfg.memcg_swappiness, cfg.memcg_stats_flush));
+        let memcg = (cfg.memcg.limit_bytes != 0)
+            .then(|| crate::memcg::Memcg::new(cfg.memcg.limit_bytes, cfg.memcg.swappiness, cfg.memcg.stats_flush));
         let mut reclaim_cfg = cfg.reclaim.clone();
         if let Some(m) = &memcg {
             reclaim_cfg.swappiness = m.swappiness;
@@ -57,7 +57,7 @@ impl SimBuilder {
                 kswapd: Kswapd::default(),
                 kswapd_state: KswapdState::Asleep,
                 kswapd_gen: 0,
-                ra: SwapReadahead::new(cfg.page_cluster, cfg.vma_ra_enabled, swap_dev.rotational(), cfg.swap_ra),
+                ra: SwapReadahead::new(cfg.swap_ra, swap_dev.rotational()),
                 lru_batches: Default::default(),
                 swap_dev,
                 fs_dev: cfg.fs_kind.build(&cfg.fs_params),
