@@ -27,22 +27,37 @@ pub fn int_sqrt(x: u64) -> u64 {
     }
 }
 
+/// How far the low and high watermarks sit above min.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatermarkGap {
+    /// Before v4.6: low = min + min/4, high = min + min/2, whatever the zone's size.
+    MinFraction,
+    /// v4.6 ("scale kswapd watermarks in proportion to memory"): each step is
+    /// `max(min/4, managed * vm.watermark_scale_factor / 10000)`.
+    Scaled {
+        /// `vm.watermark_scale_factor`, in 1/10000 of the zone's pages.
+        watermark_scale_factor: u64,
+    },
+}
+
 /// Sets `zone.watermark` as `__setup_per_zone_wmarks()` does.
 ///
 /// `total_lowmem_managed` is the sum of managed pages over lowmem zones.
-pub fn setup_zone_watermarks(
-    zone: &mut Zone,
-    min_free_kbytes: u64,
-    watermark_scale_factor: u64,
-    total_lowmem_managed: u64,
-) {
+pub fn setup_zone_watermarks(zone: &mut Zone, min_free_kbytes: u64, gap: WatermarkGap, total_lowmem_managed: u64) {
     let pages_min = min_free_kbytes >> (mm::PAGE_SHIFT - 10);
     let share = pages_min * zone.managed / total_lowmem_managed.max(1);
-    let d = (share / 4).max(zone.managed * watermark_scale_factor / 10_000);
+    let (low, high, promo) = match gap {
+        // KERNEL: v3.x/v4.5 add share >> 2 and share >> 1; no promotion watermark then (set to high).
+        WatermarkGap::MinFraction => (share >> 2, share >> 1, share >> 1),
+        WatermarkGap::Scaled { watermark_scale_factor } => {
+            let d = (share / 4).max(zone.managed * watermark_scale_factor / 10_000);
+            (d, 2 * d, 3 * d)
+        }
+    };
     zone.watermark[Watermark::Min as usize] = share;
-    zone.watermark[Watermark::Low as usize] = share + d;
-    zone.watermark[Watermark::High as usize] = share + 2 * d;
-    zone.watermark[Watermark::Promo as usize] = share + 3 * d;
+    zone.watermark[Watermark::Low as usize] = share + low;
+    zone.watermark[Watermark::High as usize] = share + high;
+    zone.watermark[Watermark::Promo as usize] = share + promo;
 }
 
 #[cfg(test)]
@@ -68,7 +83,7 @@ mod tests {
         let mfk = default_min_free_kbytes(managed * 4);
         assert_eq!(mfk, 4096);
         let mut z = Zone::new(ZoneId::Normal, managed as u32);
-        setup_zone_watermarks(&mut z, mfk, 10, managed);
+        setup_zone_watermarks(&mut z, mfk, WatermarkGap::Scaled { watermark_scale_factor: 10 }, managed);
         assert_eq!(z.watermark, [1024, 1024 + 262, 1024 + 524, 1024 + 786]);
     }
 
@@ -80,9 +95,9 @@ mod tests {
         let mfk = default_min_free_kbytes(managed * 4);
         assert_eq!(mfk, 1024);
         let mut z = Zone::new(ZoneId::Normal, managed as u32);
-        setup_zone_watermarks(&mut z, mfk, 10, managed);
+        setup_zone_watermarks(&mut z, mfk, WatermarkGap::Scaled { watermark_scale_factor: 10 }, managed);
         assert_eq!(z.watermark, [256, 320, 384, 448]);
-        setup_zone_watermarks(&mut z, mfk, 1000, managed);
+        setup_zone_watermarks(&mut z, mfk, WatermarkGap::Scaled { watermark_scale_factor: 1000 }, managed);
         assert_eq!(z.watermark, [256, 256 + 1638, 256 + 2 * 1638, 256 + 3 * 1638]);
     }
 
@@ -90,5 +105,20 @@ mod tests {
     fn min_free_kbytes_clamps() {
         assert_eq!(default_min_free_kbytes(16), 128);
         assert_eq!(default_min_free_kbytes(1 << 40), 262_144);
+    }
+
+    /// Hand-checked: 8 GiB, defaults. min_free_kbytes = int_sqrt(16 * 8388608) = 11585 KiB
+    /// -> 2896 pages. Before v4.6: low 2896 + 724, high 2896 + 1448. v4.6: the step is
+    /// max(724, 2097152 * 10 / 10000 = 2097): low 4993, high 7090.
+    #[test]
+    fn eight_gib_before_and_after_v4_6() {
+        let managed = 2_097_152u64;
+        let mfk = default_min_free_kbytes(managed * 4);
+        assert_eq!(mfk, 11585);
+        let mut z = Zone::new(ZoneId::Normal, managed as u32);
+        setup_zone_watermarks(&mut z, mfk, WatermarkGap::MinFraction, managed);
+        assert_eq!(z.watermark[..3], [2896, 3620, 4344]);
+        setup_zone_watermarks(&mut z, mfk, WatermarkGap::Scaled { watermark_scale_factor: 10 }, managed);
+        assert_eq!(z.watermark[..3], [2896, 4993, 7090]);
     }
 }

@@ -78,6 +78,8 @@ pub struct Config {
     pub min_free_kbytes: Option<u64>,
     /// `vm.watermark_scale_factor` (1/10000 of memory).
     pub watermark_scale_factor: u64,
+    /// `watermark_scale` (v4.6+): the low/high gap scales with memory; off: min/4 and min/2.
+    pub watermark_scale: bool,
     /// LRU design (`lru=classic`).
     pub lru: String,
     /// Reclaim knobs and feature flags.
@@ -112,6 +114,7 @@ impl Default for Config {
             fs_kind: DeviceKind::Ssd,
             min_free_kbytes: None,
             watermark_scale_factor: 10,
+            watermark_scale: true,
             lru: "classic".into(),
             reclaim: ReclaimConfig::default(),
             cpu: CpuCosts::default(),
@@ -186,6 +189,13 @@ pub const KNOBS: &[Knob<Config>] = &[
         3000,
         History::Tunable { since: Version::new(4, 6) },
         "watermark gap in 1/10000 of memory, 1..3000 (kernel default 10)"
+    ),
+    knobs::bool_knob!(
+        "watermark_scale",
+        watermark_scale,
+        // KERNEL: 795ae7a0de6b "mm: scale kswapd watermarks in proportion to memory" (v4.6).
+        History::Behaviour { since: Some(Version::new(4, 6)), until: None },
+        "v4.6+: low/high watermarks sit max(min/4, memory * vm.watermark_scale_factor / 10000) apart; off (before v4.6): low = min + min/4, high = min + min/2, and vm.watermark_scale_factor has no effect"
     ),
     Knob {
         key: "vm.min_free_kbytes",

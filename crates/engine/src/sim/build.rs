@@ -27,8 +27,13 @@ impl SimBuilder {
         let min_free_kbytes =
             cfg.min_free_kbytes.unwrap_or_else(|| watermark::default_min_free_kbytes(cfg.memory_bytes / 1024));
         let managed = nr_frames as u64;
+        let gap = if cfg.watermark_scale {
+            watermark::WatermarkGap::Scaled { watermark_scale_factor: cfg.watermark_scale_factor }
+        } else {
+            watermark::WatermarkGap::MinFraction
+        };
         for z in &mut mm.zones {
-            watermark::setup_zone_watermarks(z, min_free_kbytes, cfg.watermark_scale_factor, managed);
+            watermark::setup_zone_watermarks(z, min_free_kbytes, gap, managed);
         }
         if mm.zones[0].wmark(Watermark::High) >= managed {
             return Err(ConfigError::Inconsistent(format!(
