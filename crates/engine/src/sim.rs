@@ -18,7 +18,7 @@ mod io;
 
 use crate::config::{Config, ConfigError};
 use crate::device::Device;
-use crate::program::{Access, LruGenWrite, Program, Step};
+use crate::program::{Access, ControlWrite, Program, Step};
 use crate::psi::Psi;
 use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
 use crate::swap_ra::{RaMode, SwapReadahead};
@@ -29,7 +29,7 @@ use hdrhistogram::Histogram;
 use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
 use reclaim::kswapd::{watermark_ok, Kswapd};
 use reclaim::pageout::{free_swap_cache, PageoutEnv};
-use reclaim::policy::{Origin, ReclaimPolicy};
+use reclaim::policy::{ControlOp, Origin, ReclaimPolicy};
 use reclaim::{direct, watermark, ReclaimWork};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -183,9 +183,9 @@ struct Machine {
     psi: Psi,
     /// Memory stall of the access in progress beyond direct reclaim (workingset refault reads).
     refault_stall_ns: Nanos,
-    /// Texts of `lru_gen` writes programs can issue, and the outcome of each write.
-    lru_gen_texts: Vec<String>,
-    lru_gen_log: Vec<String>,
+    /// Control writes programs can issue (control, text), and the outcome of each write.
+    control_texts: Vec<(&'static str, String)>,
+    control_log: Vec<String>,
     events: u64,
     /// Consecutive throttled allocation attempts without any progress.
     stalled_attempts: u32,
@@ -318,8 +318,8 @@ impl SimBuilder {
                 direct_hist: Histogram::new(3).expect("3 significant figures is valid"),
                 psi: Psi::default(),
                 refault_stall_ns: 0,
-                lru_gen_texts: Vec::new(),
-                lru_gen_log: Vec::new(),
+                control_texts: Vec::new(),
+                control_log: Vec::new(),
                 events: 0,
                 stalled_attempts: 0,
                 flusher: Flusher::default(),
@@ -353,11 +353,14 @@ impl SimBuilder {
         r
     }
 
-    /// Registers the text of a `/sys/kernel/debug/lru_gen` write that a program
-    /// issues with [`Step::LruGen`].
-    pub fn add_lru_gen_write(&mut self, text: impl Into<String>) -> LruGenWrite {
-        self.m.lru_gen_texts.push(text.into());
-        LruGenWrite(self.m.lru_gen_texts.len() as u32 - 1)
+    /// Registers a write of `text` to policy control `control` that a program
+    /// issues with [`Step::Control`]; fails if no registered policy has that
+    /// control or the text breaks its syntax.
+    pub fn add_control_write(&mut self, control: &str, text: impl Into<String>) -> Result<ControlWrite, String> {
+        let (spec, text) = (reclaim::policy::registry::control(control)?, text.into());
+        (spec.check)(&text)?;
+        self.m.control_texts.push((spec.name, text));
+        Ok(ControlWrite(self.m.control_texts.len() as u32 - 1))
     }
 
     /// Adds a workload thread.
@@ -464,8 +467,8 @@ impl Sim {
                         }
                         continue;
                     }
-                    Step::LruGen(w) => {
-                        th.clock += m.lru_gen_write(w, th.clock);
+                    Step::Control(w) => {
+                        th.clock += m.control_write(w, th.clock);
                         continue;
                     }
                     s @ (Step::TxnBegin | Step::TxnEnd) => {
@@ -588,8 +591,8 @@ impl Sim {
             direct_reclaims: dh.len(),
             direct_reclaim_latency_ns: percentiles(dh),
             psi: self.m.psi.finish(end),
-            lru_gen_dump: self.m.policy.lru_gen_dump(end),
-            lru_gen_writes: std::mem::take(&mut self.m.lru_gen_log),
+            control_reads: self.m.read_controls(end),
+            control_writes: std::mem::take(&mut self.m.control_log),
             reclaim_throttled_ns: self.m.reclaim_throttled_ns,
             timeseries: self.m.sampler.finish(),
         }
@@ -994,22 +997,32 @@ impl Machine {
         }
     }
 
-    /// Runs `lru_gen` write `w` at `now` on behalf of a thread; returns its CPU time.
-    fn lru_gen_write(&mut self, w: LruGenWrite, now: Nanos) -> Nanos {
-        let text = self.lru_gen_texts[w.0 as usize].clone();
+    /// Runs control write `w` at `now` on behalf of a thread; returns its CPU time.
+    fn control_write(&mut self, w: ControlWrite, now: Nanos) -> Nanos {
+        let (control, text) = self.control_texts[w.0 as usize].clone();
         let mut sc = reclaim::ScanControl::new(reclaim::Reclaimer::Direct, u64::MAX);
         sc.now_ns = now;
         self.env.now_ns = now;
-        let res = self.policy.lru_gen_write(&mut self.mm, &text, &mut sc, self.env);
+        let res = self.policy.control(&mut self.mm, control, ControlOp::Write(&text), &mut sc, self.env);
         let cost = self.work_cost(&sc.work);
         let cost = cost + self.after_reclaim(&sc, now, cost);
-        self.lru_gen_log.push(format!(
+        self.control_log.push(format!(
             "{:.3}s {}: {}",
             now as f64 / 1e9,
             text.trim(),
-            res.map_or_else(|e| format!("-{e}"), |()| "ok".into())
+            res.map_or_else(|e| format!("-{e}"), |_| "ok".into())
         ));
         cost
+    }
+
+    /// The text of every registered control the running policy has, read at `now`.
+    fn read_controls(&mut self, now: Nanos) -> Vec<(&'static str, String)> {
+        let mut sc = reclaim::ScanControl::new(reclaim::Reclaimer::Direct, 0);
+        sc.now_ns = now;
+        let (policy, mm, env) = (&mut self.policy, &mut self.mm, self.env);
+        reclaim::policy::registry::controls()
+            .filter_map(|c| policy.control(mm, c.name, ControlOp::Read, &mut sc, env).ok().map(|t| (c.name, t)))
+            .collect()
     }
 
     /// `wakeup_kswapd()`.

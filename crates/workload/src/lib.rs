@@ -11,8 +11,6 @@ pub mod iobench;
 pub mod pgbench;
 pub mod phases;
 pub mod registry;
-pub mod rng;
-pub mod sampler;
 pub mod spec;
 pub mod tabs;
 

@@ -5,10 +5,10 @@ use crate::ebizzy::{Ebizzy, EbizzyShape};
 use crate::iobench::{FileCopy, MemcacheTest};
 use crate::pgbench::{self, BufferPool, PgClient, PgLayout, Prelude};
 use crate::phases::{Phase, PhaseProgram, Target};
-use crate::rng::SimRng;
-use crate::sampler::Sampler;
 use crate::spec::{SpecError, WorkloadSpec};
 use engine::SimBuilder;
+use simrng::Sampler;
+use simrng::SimRng;
 use std::cell::RefCell;
 use std::rc::Rc;
 

@@ -38,7 +38,7 @@ fn mglru_same_inputs_same_report() {
     let a = run("v6.1-mglru", &s, &w, 3);
     assert_eq!(a, run("v6.1-mglru", &s, &w, 3));
     assert!(a.get("pgsteal_anon").unwrap() > 0 && a.get("pgsteal_file").unwrap() > 0);
-    assert_eq!(a.lru_gen_writes.len(), 1);
+    assert_eq!(a.control_writes.len(), 1);
     assert_ne!(a.vmstat, run("v6.1-mglru", &s, &w, 4).vmstat);
 }
 

@@ -99,21 +99,66 @@ pub trait ReclaimPolicy {
     /// Checks every internal invariant against `mm`; O(n), for tests and `--paranoid`.
     fn check_invariants(&self, mm: &Mm);
 
-    /// The `/sys/kernel/debug/lru_gen` listing at time `now_ns`, or `None` if
-    /// this design has no generations.
-    fn lru_gen_dump(&self, _now_ns: u64) -> Option<String> {
-        None
-    }
-
-    /// A write to `/sys/kernel/debug/lru_gen` (`+`/`-` aging and eviction
-    /// commands). Work done goes to `sc`; the error is the kernel's errno name.
-    fn lru_gen_write(
+    /// A request to the policy's control `name`: an interface of one design
+    /// beyond this trait, like MGLRU's `lru_gen` debugfs file. [`ControlOp::Read`]
+    /// returns the control's text as of `sc.now_ns`; [`ControlOp::Write`] runs
+    /// the commands written (work done goes to `sc`) and returns an empty text.
+    /// A policy lists its controls, with their syntax check, in its registry
+    /// entry ([`registry::PolicyEntry::controls`]).
+    ///
+    /// Default: every name is [`ControlError::Unsupported`] (the kernel's
+    /// `ENOENT`: the file does not exist).
+    fn control(
         &mut self,
         _mm: &mut Mm,
-        _text: &str,
+        _name: &str,
+        _op: ControlOp<'_>,
         _sc: &mut ScanControl,
         _env: PageoutEnv,
-    ) -> Result<(), &'static str> {
-        Err("ENOENT")
+    ) -> Result<String, ControlError> {
+        Err(ControlError::Unsupported)
     }
+}
+
+/// What a caller does with a policy control ([`ReclaimPolicy::control`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlOp<'a> {
+    /// Read the control's text (a debugfs listing).
+    Read,
+    /// Write these commands to it.
+    Write(&'a str),
+}
+
+/// Why a control request failed; displayed as the kernel's errno name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ControlError {
+    /// The running policy has no control of that name (`ENOENT`).
+    Unsupported,
+    /// The policy refused the request, with the kernel's errno name (`EINVAL`, `ERANGE`).
+    Refused(&'static str),
+}
+
+impl std::fmt::Display for ControlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ControlError::Unsupported => "ENOENT",
+            ControlError::Refused(errno) => errno,
+        })
+    }
+}
+
+impl std::error::Error for ControlError {}
+
+/// A policy control's declaration: its name and the syntax of what may be
+/// written to it, checked before a run (a write is validated even when the
+/// running policy lacks the control, which then fails with `ENOENT`).
+#[derive(Debug)]
+pub struct ControlSpec {
+    /// The control's name (`lru_gen`).
+    pub name: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+    /// Checks the text of a write; the error names the bad piece.
+    pub check: fn(&str) -> Result<(), String>,
 }

@@ -38,7 +38,7 @@ use crate::config::ReclaimConfig;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
-use crate::policy::{LruSizes, Origin, ReclaimPolicy};
+use crate::policy::{ControlError, ControlOp, LruSizes, Origin, ReclaimPolicy};
 use crate::rmap::Mapping;
 use aging::MmStats;
 use bloom::Bloom;
@@ -225,17 +225,20 @@ impl ReclaimPolicy for Mglru {
         self.lrugen.check(mm);
     }
 
-    fn lru_gen_dump(&self, now_ns: u64) -> Option<String> {
-        Some(self.dump(now_ns))
-    }
-
-    fn lru_gen_write(
+    fn control(
         &mut self,
         mm: &mut Mm,
-        text: &str,
+        name: &str,
+        op: ControlOp<'_>,
         sc: &mut ScanControl,
         env: PageoutEnv,
-    ) -> Result<(), &'static str> {
-        self.write(mm, text, sc, env)
+    ) -> Result<String, ControlError> {
+        match (name, op) {
+            (debugfs::LRU_GEN, ControlOp::Read) => Ok(self.dump(sc.now_ns)),
+            (debugfs::LRU_GEN, ControlOp::Write(text)) => {
+                self.write(mm, text, sc, env).map(|()| String::new()).map_err(ControlError::Refused)
+            }
+            _ => Err(ControlError::Unsupported),
+        }
     }
 }
