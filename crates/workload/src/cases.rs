@@ -1,8 +1,8 @@
 //! Builders of seed 002's workloads (`tabs`, `pagecache-heavy`, `shared-anon`)
 //! and of the `lru-gen` command writer.
 
+use crate::ctx::{fill_share, sweep, Ctx};
 use crate::phases::{Phase, Target};
-use crate::registry::{fill_share, sweep, Ctx};
 use crate::spec::SpecError;
 use crate::tabs::{rank_cdf, Tab, TabsParams, TabsProgram};
 use simrng::Sampler;

@@ -5,7 +5,9 @@
 //! memory (`0.5x`). Every workload is deterministic given the run seed.
 #![deny(missing_docs)]
 
+mod builders;
 mod cases;
+mod ctx;
 pub mod ebizzy;
 pub mod iobench;
 pub mod pgbench;
