@@ -656,6 +656,11 @@ impl Sim {
     pub fn check_invariants(&self) {
         self.m.check_invariants();
     }
+
+    /// The running policy's list sizes (for tests checking them against the page flags).
+    pub fn lru_sizes(&self) -> reclaim::policy::LruSizes {
+        self.m.policy.lru_sizes()
+    }
 }
 
 impl Machine {
