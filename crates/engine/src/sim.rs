@@ -29,7 +29,7 @@ use hdrhistogram::Histogram;
 use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
 use reclaim::kswapd::{watermark_ok, Kswapd};
 use reclaim::pageout::{free_swap_cache, PageoutEnv};
-use reclaim::policy::{ControlOp, Origin, ReclaimPolicy};
+use reclaim::policy::{AccessKind, ControlOp, Origin, ReclaimPolicy};
 use reclaim::{direct, watermark, ReclaimWork};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -625,7 +625,7 @@ impl Sim {
     /// Returns false if the page is not resident.
     pub fn gup_touch(&mut self, region: RegionId, page: u32) -> bool {
         let Some(pfn) = self.m.mm.regions[region.0 as usize].ptes[page as usize].pfn() else { return false };
-        self.m.policy.mark_accessed(&mut self.m.mm, pfn);
+        self.m.policy.on_access(&mut self.m.mm, pfn, AccessKind::MarkAccessed);
         true
     }
 
@@ -678,7 +678,7 @@ impl Machine {
             }
             Access::FileRead { file, page } => {
                 if let Some(pfn) = self.mm.files[file.0 as usize].cache[page as usize].pfn() {
-                    self.policy.mark_accessed(&mut self.mm, pfn);
+                    self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                     return true;
                 }
                 false
@@ -687,7 +687,7 @@ impl Machine {
                 // Only a write to an already dirty page needs no dirty accounting.
                 match self.mm.files[file.0 as usize].cache[page as usize].pfn() {
                     Some(pfn) if self.mm.frames[pfn].flags.has(PageFlags::DIRTY) => {
-                        self.policy.mark_accessed(&mut self.mm, pfn);
+                        self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                         true
                     }
                     _ => false,
@@ -751,7 +751,7 @@ impl Machine {
             }
             self.ra.on_cache_hit(region.0 as usize, page, readahead);
             self.map_swapped_in(region, page, pfn, write);
-            self.policy.on_swap_cache_hit(&mut self.mm, pfn);
+            self.policy.on_access(&mut self.mm, pfn, AccessKind::SwapCacheHit);
             return Ok((self.cfg.cpu.fault_ns, 0));
         }
         let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
@@ -772,7 +772,7 @@ impl Machine {
         self.note_refault_stall(pfn, done - t);
         self.map_swapped_in(region, page, pfn, write);
         if listed {
-            self.policy.on_swap_in_listed(&mut self.mm, pfn);
+            self.policy.on_access(&mut self.mm, pfn, AccessKind::SwapInListed);
         }
         Ok((done - now + self.cfg.cpu.fault_ns, stall))
     }
@@ -904,7 +904,7 @@ impl Machine {
     /// `filemap_read()`: a `read()` that missed the page cache.
     fn filemap_read(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
         let (pfn, latency, stall) = self.read_file_page(file, index, Origin::FileRead, now)?;
-        self.policy.mark_accessed(&mut self.mm, pfn);
+        self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
         Ok((latency + self.cfg.cpu.access_ns, stall))
     }
 

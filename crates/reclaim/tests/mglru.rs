@@ -8,7 +8,7 @@ use reclaim::direct::Untimed;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::mglru::gens::{folio_gen, gen_from_seq, ANON, FILE, MAX_NR_GENS, MIN_NR_GENS};
 use reclaim::policy::mglru::Mglru;
-use reclaim::policy::{ControlError, ControlOp, Origin, ReclaimPolicy};
+use reclaim::policy::{AccessKind, ControlError, ControlOp, Origin, ReclaimPolicy};
 use reclaim::{LruGenConfig, ReclaimConfig, Reclaimer, ScanControl};
 
 const ENV: PageoutEnv =
@@ -75,7 +75,7 @@ impl World {
         let pfn = match slot.pfn() {
             Some(pfn) => {
                 if !mapped {
-                    self.p.mark_accessed(&mut self.mm, pfn);
+                    self.p.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                 }
                 pfn
             }
@@ -89,7 +89,7 @@ impl World {
                     slot.as_shadow(),
                 );
                 if !mapped {
-                    self.p.mark_accessed(&mut self.mm, pfn);
+                    self.p.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                 }
                 pfn
             }
@@ -434,8 +434,8 @@ fn look_around_after_eviction(young: u32, v6_12: bool) -> (World, u64) {
     for i in (63..64).chain(64..64 + young) {
         w.fault_anon(i);
         let pfn = w.mm.regions[w.anon.0 as usize].ptes[i as usize].pfn().unwrap();
-        w.p.mark_accessed(&mut w.mm, pfn);
-        w.p.mark_accessed(&mut w.mm, pfn);
+        w.p.on_access(&mut w.mm, pfn, AccessKind::MarkAccessed);
+        w.p.on_access(&mut w.mm, pfn, AccessKind::MarkAccessed);
     }
     let before = w.mm.stat.get(VmEvent::Pgactivate);
     // The batch is pages 0..63 (the tail of seq 3). Page 63's rmap walk finds it

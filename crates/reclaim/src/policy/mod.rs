@@ -29,6 +29,23 @@ impl Origin {
     }
 }
 
+/// How a page already on the LRU was accessed, in the ways a policy hears of
+/// (an access through a page table only sets the PTE's accessed bit, which
+/// reclaim finds later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// `folio_mark_accessed()`: a `read()`/`write()` through a file
+    /// descriptor, or `get_user_pages(FOLL_TOUCH)`.
+    MarkAccessed,
+    /// A swap fault found the page in the swap cache (a minor fault).
+    SwapCacheHit,
+    /// A swap fault just read the page from swap and it is already on the LRU
+    /// (its per-CPU add batch was drained): before v5.9 `do_swap_page()`
+    /// activated it here. A page still in the batch is not reported, as
+    /// `activate_page()` skips pages without `PG_lru`.
+    SwapInListed,
+}
+
 /// Gauges a policy reports, in pages (`nr_inactive_anon`, ...).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LruSizes {
@@ -61,17 +78,8 @@ pub trait ReclaimPolicy {
     /// found in its slot, if any (the refault path runs first).
     fn add_page(&mut self, mm: &mut Mm, pfn: Pfn, origin: Origin, shadow: Option<Shadow>);
 
-    /// A swap fault found `pfn` in the swap cache (a minor fault).
-    fn on_swap_cache_hit(&mut self, mm: &mut Mm, pfn: Pfn);
-
-    /// A swap fault just read `pfn` from swap and the page is already on the
-    /// LRU (its per-CPU add batch was drained): before v5.9 `do_swap_page()`
-    /// activated it here. A page still in the batch is not reported, as
-    /// `activate_page()` skips pages without `PG_lru`. Default: nothing.
-    fn on_swap_in_listed(&mut self, _mm: &mut Mm, _pfn: Pfn) {}
-
-    /// `folio_mark_accessed()`: an access through a file descriptor.
-    fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn);
+    /// Page `pfn`, on the LRU, was accessed `via` one of the paths the policy hears of.
+    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind);
 
     /// One `shrink_node()` pass at `sc.priority`, advancing `clock` after each
     /// reclaim batch (a policy that does not is timed between passes; kswapd
@@ -85,8 +93,9 @@ pub trait ReclaimPolicy {
     /// kswapd's per-pass aging hook (`kswapd_age_node`).
     fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl);
 
-    /// `snapshot_refaults()`: end of a reclaim cycle.
-    fn snapshot_refaults(&mut self, mm: &Mm);
+    /// `snapshot_refaults()`: end of a reclaim cycle. Default: nothing (a
+    /// policy that compares refaults across cycles keeps its snapshot here).
+    fn snapshot_refaults(&mut self, _mm: &Mm) {}
 
     /// A memory group's statistics flush (`cgroup_rstat_flush`): from the first
     /// call on, decisions read the group's statistics as of the last flush

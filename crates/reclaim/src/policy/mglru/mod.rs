@@ -38,7 +38,7 @@ use crate::config::ReclaimConfig;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
-use crate::policy::{ControlError, ControlOp, LruSizes, Origin, ReclaimPolicy};
+use crate::policy::{AccessKind, ControlError, ControlOp, LruSizes, Origin, ReclaimPolicy};
 use crate::rmap::Mapping;
 use aging::MmStats;
 use bloom::Bloom;
@@ -173,12 +173,12 @@ impl ReclaimPolicy for Mglru {
         self.lru_gen_add_folio(mm, pfn, false);
     }
 
-    fn on_swap_cache_hit(&mut self, _mm: &mut Mm, _pfn: Pfn) {
-        // The page is listed already; mapping it sets its accessed bit.
-    }
-
-    fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.refs.inc(&mut mm.frames[pfn]);
+    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind) {
+        match via {
+            AccessKind::MarkAccessed => self.refs.inc(&mut mm.frames[pfn]),
+            // The page is listed already; mapping it sets its accessed bit.
+            AccessKind::SwapCacheHit | AccessKind::SwapInListed => {}
+        }
     }
 
     fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
@@ -203,8 +203,6 @@ impl ReclaimPolicy for Mglru {
     fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         Mglru::age_node(self, mm, sc);
     }
-
-    fn snapshot_refaults(&mut self, _mm: &Mm) {}
 
     fn lru_sizes(&self) -> LruSizes {
         let mut s = LruSizes::default();
