@@ -84,7 +84,7 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
     for (name, l) in [("some", &r.psi.some), ("full", &r.psi.full)] {
         println!("# psi memory {name}    avg={:.2} total={}", l.avg, l.total_ns / 1000);
     }
-    for wr in &r.lru_gen_writes {
+    for wr in &r.control_writes {
         println!("# lru_gen write      {wr}");
     }
     println!("# reclaim throttled  {:.3} s", r.reclaim_throttled_ns as f64 / 1e9);

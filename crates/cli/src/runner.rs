@@ -145,8 +145,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     let (report, wall) = execute(p, args.paranoid)?;
     crate::output::print_report(&report, wall, !args.quiet);
     if args.lru_gen_dump {
-        match &report.lru_gen_dump {
-            Some(d) => print!("{d}"),
+        match report.control_reads.iter().find(|(name, _)| *name == "lru_gen") {
+            Some((_, d)) => print!("{d}"),
             None => println!("lru_gen: not available with lru={}", info.config.lru),
         }
     }

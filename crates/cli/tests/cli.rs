@@ -1,10 +1,8 @@
 //! The command-line contract of issue #2: output, JSON, exit codes.
 
-use std::process::Command;
+mod common;
 
-fn reclaimsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).output().unwrap()
-}
+use common::{read_json, reclaimsim, scratch};
 
 fn run_json(path: &std::path::Path) -> serde_json::Value {
     let out = reclaimsim(&[
@@ -21,10 +19,10 @@ fn run_json(path: &std::path::Path) -> serde_json::Value {
         "--seed",
         "3",
         "--json",
-        path.to_str().unwrap(),
+        common::arg(path),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut v = read_json(path);
     // The only wall-clock field: everything else must be bit-identical.
     v["sim"].as_object_mut().unwrap().remove("wall_seconds").expect("sim.wall_seconds present");
     v
@@ -32,8 +30,7 @@ fn run_json(path: &std::path::Path) -> serde_json::Value {
 
 #[test]
 fn json_document_is_complete_and_deterministic() {
-    let dir = std::env::temp_dir().join(format!("reclaimsim-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cli");
     let a = run_json(&dir.join("a.json"));
     let b = run_json(&dir.join("b.json"));
     assert_eq!(a, b);
@@ -120,7 +117,7 @@ fn lru_gen_commands_and_dump() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("-ENOENT") && text.contains("lru_gen: not available with lru=classic"), "{text}");
     // PSI and the reclaim work breakdown are reported for every design.
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v = read_json(&json);
     std::fs::remove_file(&json).unwrap();
     let (some, full) = (&v["psi"]["memory"]["some"], &v["psi"]["memory"]["full"]);
     assert!(some["total_us"].as_u64().unwrap() >= full["total_us"].as_u64().unwrap());

@@ -1,32 +1,27 @@
 //! Seed reproductions (`reproduce --quick`) as integration tests: the headline
 //! rows must move the way the seed documents report.
 
+mod common;
+
+use common::{arg, command, read_json, scratch};
 use serde_json::Value;
-use std::process::Command;
 
 /// Runs `reproduce SEED --quick --json` and returns the tables.
 fn reproduce(seed: &str) -> Value {
-    let path = std::env::temp_dir().join(format!("reclaimsim-repro-{seed}-{}.json", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
-        .args(["reproduce", seed, "--quick", "--json", path.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let dir = scratch(&format!("repro-{seed}"));
+    let path = dir.join("r.json");
+    let out = command().args(["reproduce", seed, "--quick", "--json", arg(&path)]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("seed chg") && text.contains("ours chg"), "{text}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    std::fs::remove_file(&path).unwrap();
+    let v = read_json(&path);
+    std::fs::remove_dir_all(&dir).unwrap();
     v
 }
 
-/// The row `name` of table `table`: (our figures, verdict).
+/// The row `name` of table number `table`: (our figures, verdict).
 fn row(v: &Value, table: usize, name: &str) -> (Vec<f64>, String) {
-    let metrics = v[0]["tables"][table]["metrics"].as_array().unwrap();
-    let m = metrics.iter().find(|m| m["name"] == name).unwrap_or_else(|| panic!("no row {name}"));
-    (
-        m["ours"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect(),
-        m["verdict"].as_str().unwrap().to_string(),
-    )
+    common::row(&v[0]["tables"][table], name)
 }
 
 #[test]
@@ -84,7 +79,7 @@ fn seed_004_anon_workingset_cuts_swap_ins() {
 
 #[test]
 fn unknown_seed_is_a_usage_error_listing_the_seeds() {
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(["reproduce", "seed-999"]).output().unwrap();
+    let out = common::reclaimsim(&["reproduce", "seed-999"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown seed `seed-999`") && err.contains("seed-000"), "{err}");
@@ -106,11 +101,10 @@ fn seed_001_vma_readahead_hits_more_and_runs_faster() {
 
 #[test]
 fn report_has_a_png_per_table_and_time_series_of_the_headline_runs_without_changing_results() {
-    let dir = std::env::temp_dir().join(format!("reclaimsim-report-{}", std::process::id()));
+    let dir = scratch("report");
     let json = dir.join("r.json");
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
-        .args(["reproduce", "seed-004", "--quick", "--report", dir.to_str().unwrap(), "--json", json.to_str().unwrap()])
+    let out = command()
+        .args(["reproduce", "seed-004", "--quick", "--report", arg(&dir), "--json", arg(&json)])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -136,7 +130,7 @@ fn report_has_a_png_per_table_and_time_series_of_the_headline_runs_without_chang
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
     // Sampling the runs for the charts leaves every figure as it is without a report.
-    let with_report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let with_report: Value = read_json(&json);
     assert_eq!(with_report, reproduce("seed-004"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,63 +2,40 @@
 //! tabs workload moves every headline metric the seed's way, and the review
 //! cases are reported.
 
-use std::process::Command;
+mod common;
 
-fn table(v: &serde_json::Value, title_start: &str) -> serde_json::Value {
-    v[0]["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["title"].as_str().unwrap().starts_with(title_start))
-        .unwrap_or_else(|| panic!("no table {title_start}"))
-        .clone()
-}
-
-fn metric(t: &serde_json::Value, name: &str) -> (f64, f64) {
-    let m = t["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name)
-        .unwrap_or_else(|| panic!("no metric {name}"));
-    let ours = m["ours"].as_array().unwrap();
-    (ours[0].as_f64().unwrap(), ours[1].as_f64().unwrap())
-}
+use common::{pair, table};
 
 #[test]
 fn quick_reproduction_agrees_with_the_seed_on_tabs() {
-    let dir = std::env::temp_dir().join(format!("reclaimsim-seed002-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("seed002");
     let path = dir.join("s2.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
-        .args(["reproduce", "seed-002", "--quick", "--json", path.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = common::reclaimsim(&["reproduce", "seed-002", "--quick", "--json", common::arg(&path)]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("seed-002: tabs"), "{text}");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let v = common::read_json(&path);
     let tabs = table(&v, "tabs");
     // Directions of the seed's claims, with a margin: each at least 5% lower.
     for name in ["kswapd CPU s", "refaults (pgmajfault)", "direct reclaim p99 us", "PSI full total ms"] {
-        let (classic, mglru) = metric(&tabs, name);
+        let (classic, mglru) = pair(tabs, name);
         assert!(classic > 0.0, "{name}: classic {classic}");
         assert!(mglru < classic * 0.95, "{name}: mglru {mglru} vs classic {classic}");
     }
     // The classic LRU scans more pages per page reclaimed.
-    let (classic, mglru) = metric(&tabs, "pgscan/pgsteal");
+    let (classic, mglru) = pair(tabs, "pgscan/pgsteal");
     assert!(classic > mglru && mglru >= 1.0, "pgscan/pgsteal {classic} vs {mglru}");
     // Sparse sharing: MGLRU checks fewer PTEs through the rmap, and reads more in
     // batches (page-table walk and look-around).
     let shared = table(&v, "shared-anon");
-    let (c_rmap, m_rmap) = metric(&shared, "rmap PTEs checked");
+    let (c_rmap, m_rmap) = pair(shared, "rmap PTEs checked");
     assert!(m_rmap < c_rmap, "rmap PTEs {m_rmap} vs {c_rmap}");
-    let (c_all, m_all) = metric(&shared, "all PTEs read (rmap+walk)");
+    let (c_all, m_all) = pair(shared, "all PTEs read (rmap+walk)");
     assert_eq!(c_all, c_rmap, "the classic LRU reads PTEs only through the rmap");
     assert!(m_all > m_rmap);
     // The page-cache case ran under pressure in both designs.
     let pc = table(&v, "pagecache-heavy");
-    let (c_ws, m_ws) = metric(&pc, "workingset refaults");
+    let (c_ws, m_ws) = pair(pc, "workingset refaults");
     assert!(c_ws > 0.0 && m_ws > 0.0);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,33 +2,19 @@
 //! system disruption" series on kswapd, swap and memcachetest must show, with
 //! tolerances.
 
-use std::process::Command;
+mod common;
 
 #[test]
 fn seed003_quick_v311_keeps_memcachetest_and_stops_kswapd_disruption() {
-    let dir = std::env::temp_dir().join(format!("reclaimsim-seed003-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("seed003");
     let json = dir.join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
-        .args(["reproduce", "seed-003", "--quick", "--json", json.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = common::reclaimsim(&["reproduce", "seed-003", "--quick", "--json", common::arg(&json)]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Kswapd efficiency %"), "{text}");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let tables = v[0]["tables"].as_array().unwrap();
-    let totals = tables.iter().find(|t| t["title"].as_str().unwrap().starts_with("totals")).unwrap();
-    let row = |name: &str| -> (f64, f64) {
-        let m = totals["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["name"] == name)
-            .unwrap_or_else(|| panic!("{name}"));
-        let ours = m["ours"].as_array().unwrap();
-        (ours[0].as_f64().unwrap(), ours[1].as_f64().unwrap())
-    };
+    let v = common::read_json(&json);
+    let totals = common::table(&v, "totals");
+    let row = |name: &str| common::pair(totals, name);
     let (eff39, eff311) = row("Kswapd efficiency %");
     assert!(eff311 > eff39 * 1.4, "efficiency {eff39} -> {eff311}");
     let (vel39, vel311) = row("Kswapd velocity");
@@ -40,10 +26,10 @@ fn seed003_quick_v311_keeps_memcachetest_and_stops_kswapd_disruption() {
     let (s39, s311) = row("Swap Outs");
     assert!(s39 > 100.0 && s311 <= s39 / 100.0, "swap-outs {s39} -> {s311}");
     // Without background IO the kernels do not differ.
-    let idle = &tables[0]["metrics"][0]["ours"];
+    let idle = &v[0]["tables"][0]["metrics"][0]["ours"];
     assert_eq!(idle[0], idle[1]);
     // With the largest IO, v3.9's memcachetest collapses and v3.11's holds.
-    let ops = tables.iter().find(|t| t["title"].as_str().unwrap().starts_with("memcachetest ops/s")).unwrap();
+    let ops = common::table(&v, "memcachetest ops/s");
     let v39 = ops["metrics"][0]["ours"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<_>>();
     let v311 = ops["metrics"][1]["ours"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<_>>();
     assert!(v39[1] < v39[0] * 0.7, "v3.9 ops/s {v39:?}");

@@ -1,5 +1,7 @@
 //! `reclaimsim sweep`: local processes, the table, and resuming after a kill.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
@@ -17,20 +19,11 @@ swap = "ssd:64M"
 "#;
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("reclaimsim-sweep-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("sweep-{name}"))
 }
 
 fn sweep(spec: &Path, extra: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
-        .arg("sweep")
-        .arg(spec)
-        .args(extra)
-        .env_remove("RECLAIMSIM_PYTHON")
-        .output()
-        .unwrap()
+    common::command().arg("sweep").arg(spec).args(extra).env_remove("RECLAIMSIM_PYTHON").output().unwrap()
 }
 
 /// Finished runs: file name -> inode (a rewritten file gets a new inode).
@@ -66,9 +59,7 @@ fn sweep_runs_the_product_and_writes_the_table() {
     assert!(row.starts_with("5,"), "{row}");
     assert!(row.contains(",\"anon:size=1.4x,pattern=uniform,ops=150000\",,v6.2,16M,2,done,,"), "{row}");
     let id = row.split(',').nth(1).unwrap();
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("s.out/runs").join(format!("{id}.json"))).unwrap())
-            .unwrap();
+    let doc = common::read_json(&d.join("s.out/runs").join(format!("{id}.json")));
     assert_eq!(doc["config"]["profile"], "v6.2");
     assert_eq!(doc["config"]["seed"], 2);
     assert_eq!(doc["config"]["settings"]["memory"], "16M");
@@ -81,7 +72,7 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_runs() {
     let spec = d.join("s.toml");
     std::fs::write(&spec, SPEC).unwrap();
     let runs = d.join("s.out/runs");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+    let mut child = common::command()
         .arg("sweep")
         .arg(&spec)
         .args(["--jobs", "1"])
@@ -138,7 +129,7 @@ fn failed_runs_are_recorded_and_retried() {
 fn traces_are_a_dimension_of_the_sweep() {
     let d = dir("trace");
     let trace = d.join("hot.rtrace");
-    let synth = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+    let synth = common::command()
         .args(["trace", "synth", "--records", "20000", "--pages", "6000", "--hot-pages", "1000"])
         .arg(&trace)
         .output()
@@ -158,9 +149,7 @@ fn traces_are_a_dimension_of_the_sweep() {
     assert!(rows[0].starts_with("2,") && rows[0].contains(",v5.8,1,done,,"), "{}", rows[0]);
     // The trace run's document is `run --trace`'s: the trace section and Belady's optimum.
     let id = rows[1].split(',').nth(1).unwrap();
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("s.out/runs").join(format!("{id}.json"))).unwrap())
-            .unwrap();
+    let doc = common::read_json(&d.join("s.out/runs").join(format!("{id}.json")));
     assert_eq!(doc["trace"]["file"], abs.as_str());
     assert_eq!(doc["trace"]["refs"], 20000);
     assert!(doc["opt_faults"].as_u64().unwrap() >= 1000, "{}", doc["opt_faults"]);

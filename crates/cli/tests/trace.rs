@@ -1,50 +1,32 @@
 //! The trace commands of issue #6: convert, stats, record, synth, and
 //! `run --trace` with `opt_faults`, on fixtures in tests/fixtures.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn reclaimsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).output().unwrap()
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = reclaimsim(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{arg, ok, read_json, reclaimsim};
+use std::path::PathBuf;
+use std::process::Command;
 
 fn fixture(name: &str) -> String {
     format!("{}/../../tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("reclaimsim-trace-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+    common::scratch(&format!("trace-{test}"))
 }
 
 #[test]
 fn lirs_trace_runs_with_opt_faults() {
     let d = scratch("lirs");
     let t = d.join("multi1.rtrace");
-    let out = ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), s(&t)]);
+    let out = ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), arg(&t)]);
     assert!(out.contains("0 address spaces, 1 files, 2606 pages declared"), "{out}");
     let mut docs = Vec::new();
     for name in ["a.json", "b.json"] {
         let j = d.join(name);
-        let out = ok(&["run", "-q", "--trace", s(&t), "--set", "memory=1M", "--set", "swap=none", "--json", s(&j)]);
+        let out = ok(&["run", "-q", "--trace", arg(&t), "--set", "memory=1M", "--set", "swap=none", "--json", arg(&j)]);
         assert!(out.contains("# faults / optimum"), "{out}");
-        let mut v = json(&j);
+        let mut v = read_json(&j);
         v["sim"].as_object_mut().unwrap().remove("wall_seconds");
         docs.push(v);
     }
@@ -59,7 +41,7 @@ fn lirs_trace_runs_with_opt_faults() {
         "run",
         "-q",
         "--trace",
-        s(&t),
+        arg(&t),
         "--set",
         "memory=2M",
         "--set",
@@ -67,9 +49,9 @@ fn lirs_trace_runs_with_opt_faults() {
         "--set",
         "swap=none",
         "--json",
-        s(&j),
+        arg(&j),
     ]);
-    let m = json(&j);
+    let m = read_json(&j);
     assert_eq!((m["opt_capacity_pages"].as_u64(), m["opt_faults"].as_u64()), (Some(256), Some(7512)));
     assert_eq!(v["trace"]["refs"], 15_858);
     let faults = v["faults"].as_u64().unwrap();
@@ -87,9 +69,9 @@ fn lackey_fixture_of_a_real_program_has_its_counters() {
     let d = scratch("lackey");
     let j = d.join("stats.json");
     let fx = fixture("lackey-sort.rtrace");
-    let out = ok(&["trace", "stats", &fx, "--sizes", "16,64,256", "--opt", "--json", s(&j)]);
+    let out = ok(&["trace", "stats", &fx, "--sizes", "16,64,256", "--opt", "--json", arg(&j)]);
     assert!(out.contains("records            495627 (access 495627)"), "{out}");
-    let v = json(&j);
+    let v = read_json(&j);
     assert_eq!(v["records"], 495_627);
     assert_eq!(v["refs"], 495_627);
     assert_eq!(v["writes"], 41_158);
@@ -103,8 +85,8 @@ fn lackey_fixture_of_a_real_program_has_its_counters() {
     // On the machine: a 64-page memory, the optimum at the same size (swap on pmem:
     // zram's pool would take part of the 64 pages).
     let r = d.join("run.json");
-    ok(&["run", "-q", "--trace", &fx, "--set", "memory=256K", "--set", "swap=pmem:16M", "--json", s(&r)]);
-    let v = json(&r);
+    ok(&["run", "-q", "--trace", &fx, "--set", "memory=256K", "--set", "swap=pmem:16M", "--json", arg(&r)]);
+    let v = read_json(&r);
     assert_eq!(v["opt_faults"], 416);
     assert!(v["faults"].as_u64().unwrap() >= 416);
     std::fs::remove_dir_all(&d).unwrap();
@@ -114,8 +96,8 @@ fn lackey_fixture_of_a_real_program_has_its_counters() {
 fn synthetic_trace_through_stdin() {
     let d = scratch("synth");
     let t = d.join("synth.rtrace");
-    ok(&["trace", "synth", "--records", "20000", "--pages", "512", "--hot-pages", "64", s(&t)]);
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
+    ok(&["trace", "synth", "--records", "20000", "--pages", "512", "--hot-pages", "64", arg(&t)]);
+    let out = common::command()
         .args(["run", "-q", "--trace", "-", "--set", "memory=1M"])
         .stdin(std::fs::File::open(&t).unwrap())
         .output()
@@ -129,7 +111,7 @@ fn synthetic_trace_through_stdin() {
 fn record_runs_a_program_under_lackey() {
     let d = scratch("record");
     let t = d.join("true.rtrace");
-    let out = reclaimsim(&["trace", "record", "-o", s(&t), "--", "/bin/true"]);
+    let out = reclaimsim(&["trace", "record", "-o", arg(&t), "--", "/bin/true"]);
     if Command::new("valgrind").arg("--version").output().is_err() {
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr).contains("install valgrind to record traces"));
@@ -137,7 +119,7 @@ fn record_runs_a_program_under_lackey() {
     }
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("lackey trace of `/bin/true`, exit status 0"), "{text}");
-    let stats = ok(&["trace", "stats", s(&t)]);
+    let stats = ok(&["trace", "stats", arg(&t)]);
     let refs: u64 = stats
         .lines()
         .find_map(|l| l.strip_prefix("page references    "))
@@ -157,15 +139,15 @@ fn bad_trace_input_exits_2_naming_the_line_or_offset() {
     let bad = d.join("bad.txt");
     std::fs::write(&bad, "1\n2\nthree\n").unwrap();
     let t = d.join("out.rtrace");
-    let out = reclaimsim(&["trace", "convert", "--from", "pages", s(&bad), s(&t)]);
+    let out = reclaimsim(&["trace", "convert", "--from", "pages", arg(&bad), arg(&t)]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.txt:3: expected a decimal page number: three"));
     assert!(!t.exists(), "no output on failure");
-    let out = reclaimsim(&["trace", "convert", "--from", "nosuch", s(&bad), s(&t)]);
+    let out = reclaimsim(&["trace", "convert", "--from", "nosuch", arg(&bad), arg(&t)]);
     assert!(String::from_utf8_lossy(&out.stderr).contains(
         "unknown format `nosuch`; valid formats: lackey, oracle-general, csv, txt, pages, addresses, strace"
     ));
-    let out = reclaimsim(&["run", "--trace", s(&bad)]);
+    let out = reclaimsim(&["run", "--trace", arg(&bad)]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("bad.txt: byte offset 0: wrong magic"),

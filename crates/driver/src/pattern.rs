@@ -1,9 +1,9 @@
 //! Named access patterns: a deterministic stream of page accesses on one
 //! anonymous region and one file, from `NAME:key=value,...`.
 
+use simrng::Sampler;
+use simrng::SimRng;
 use std::fmt;
-use workload::rng::SimRng;
-use workload::sampler::Sampler;
 
 /// Bytes per page.
 pub const PAGE: u64 = 4096;

@@ -24,7 +24,7 @@ pub mod writeback;
 
 pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};
-pub use program::{Access, LruGenWrite, Program, Step};
+pub use program::{Access, ControlWrite, Program, Step};
 pub use psi::{PsiLine, PsiMemory};
 pub use report::{RunReport, ThreadReport};
 pub use sim::{Progress, Sim, SimBuilder, SimError};

@@ -34,9 +34,9 @@ pub enum Access {
     },
 }
 
-/// A registered `/sys/kernel/debug/lru_gen` write (see `SimBuilder::add_lru_gen_write`).
+/// A registered write to a policy control (see `SimBuilder::add_control_write`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LruGenWrite(pub u32);
+pub struct ControlWrite(pub u32);
 
 /// The next thing a thread does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,9 +45,10 @@ pub enum Step {
     Access(Access),
     /// Compute or sleep for this many nanoseconds without touching memory.
     Think(u64),
-    /// Write `+`/`-` commands to `lru_gen` (aging and eviction requests); the
-    /// thread is charged the reclaim work's CPU time. Without MGLRU the write fails.
-    LruGen(LruGenWrite),
+    /// Write to a policy control (MGLRU's `lru_gen` aging and eviction
+    /// requests); the thread is charged the reclaim work's CPU time. If the
+    /// running policy lacks the control, the write fails with `ENOENT`.
+    Control(ControlWrite),
     /// A transaction (the workload's unit of score, e.g. one TPC-B transaction)
     /// begins: the engine notes the thread's clock.
     TxnBegin,

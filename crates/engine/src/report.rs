@@ -85,10 +85,11 @@ pub struct RunReport {
     pub direct_reclaim_latency_ns: [(f64, u64); 9],
     /// `/proc/pressure/memory` over the run.
     pub psi: PsiMemory,
-    /// The `lru_gen` debugfs listing at the end (MGLRU only).
-    pub lru_gen_dump: Option<String>,
-    /// `lru_gen` writes issued by programs, with time and outcome.
-    pub lru_gen_writes: Vec<String>,
+    /// At the end, the text of each readable control of the running policy
+    /// (name, text), e.g. MGLRU's `lru_gen` listing.
+    pub control_reads: Vec<(&'static str, String)>,
+    /// Control writes issued by programs, with time and outcome.
+    pub control_writes: Vec<String>,
     /// Time kswapd and direct reclaimers slept in reclaim throttling
     /// (`congestion_wait`, `wait_iff_congested`, `reclaim_throttle`).
     pub reclaim_throttled_ns: Nanos,

@@ -4,18 +4,15 @@
 //! call stops once it has freed `SWAP_CLUSTER_MAX` pages instead of writing
 //! the whole inactive list.
 
-use engine::{Access, Config, Sim, SimBuilder};
+use engine::{Access, Sim};
 use mm::{RegionId, VmEvent, Watermark};
 
 /// A 1000-page machine with NVMe swap, filled with dirty anonymous pages
 /// whose accessed bits are cleared just before the first direct reclaim.
 /// Returns the machine, the region and the page whose fault entered reclaim.
 fn machine(settings: &[(&str, &str)]) -> (Sim, RegionId, u32) {
-    let mut c = Config::for_profile("v6.2").unwrap();
-    for &(k, v) in [("memory", "4000K"), ("swap", "nvme:40M"), ("vm.min_free_kbytes", "128")].iter().chain(settings) {
-        c.set(k, v).unwrap();
-    }
-    let mut b = SimBuilder::new(c).unwrap();
+    let base = [("memory", "4000K"), ("swap", "nvme:40M"), ("vm.min_free_kbytes", "128")];
+    let mut b = testkit::builder("v6.2", &[&base[..], settings].concat());
     let region = b.add_anon_region(2000);
     let mut sim = b.build();
     let min: u64 = sim.mm().zones.iter().map(|z| z.wmark(Watermark::Min)).sum();
@@ -28,9 +25,7 @@ fn machine(settings: &[(&str, &str)]) -> (Sim, RegionId, u32) {
     }
     assert_eq!(sim.mm().stat.get(VmEvent::AllocstallNormal), 0);
     // Age every page: reclaim finds them unreferenced.
-    for pte in &mut sim.mm_mut().regions[region.0 as usize].ptes {
-        pte.test_clear_young();
-    }
+    testkit::age(&mut sim, region);
     (sim, region, page)
 }
 

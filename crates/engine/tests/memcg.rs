@@ -18,19 +18,18 @@
 //! out. pgscan_anon 11 + 64 = 75, pgsteal_anon = pswpout = 11. The retry charges
 //! page 64 alone (the batch fails again: failcnt 3). 54 pages remain charged.
 
-use engine::{Access, Config, Sim, SimBuilder, SimError};
+use engine::{Sim, SimError};
 
 /// The machine with an 80-page anon region whose pages `0..n` have been
 /// written in order; the error of the first write that failed, if any.
 fn written(swappiness: &str, n: u32) -> (Sim, Result<(), SimError>) {
-    let mut c = Config::for_profile("v6.2").unwrap();
-    for (k, v) in [("memory", "1G"), ("swap", "zram:64M"), ("memcg.limit", "256K"), ("memcg.swappiness", swappiness)] {
-        c.set(k, v).unwrap();
-    }
-    let mut b = SimBuilder::new(c).unwrap();
+    let mut b = testkit::builder(
+        "v6.2",
+        &[("memory", "1G"), ("swap", "zram:64M"), ("memcg.limit", "256K"), ("memcg.swappiness", swappiness)],
+    );
     let region = b.add_anon_region(80);
     let mut sim = b.build();
-    let r = (0..n).try_for_each(|page| sim.access_now(Access::Mem { region, page, write: true }));
+    let r = testkit::write_pages(&mut sim, region, 0..n);
     (sim, r)
 }
 

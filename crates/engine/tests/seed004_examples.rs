@@ -10,38 +10,15 @@
 //! with memory full and zero watermarks zram's pool could not grow).
 //! Watermarks are zero: reclaim runs only when memory is full.
 
-use engine::{Access, Config, Sim, SimBuilder};
-use mm::{Pte, RegionId};
+use engine::{Sim, SimBuilder};
+use mm::RegionId;
+use testkit::{age, resident, stat, touch};
 
-fn machine(profile: &str) -> (SimBuilder, Config) {
-    let mut c = Config::for_profile(profile).unwrap();
-    for (k, v) in
-        [("memory", "4000K"), ("swap", "pmem:40M"), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")]
-    {
-        c.set(k, v).unwrap();
-    }
-    (SimBuilder::new(c.clone()).unwrap(), c)
-}
-
-fn touch(sim: &mut Sim, r: RegionId, pages: std::ops::Range<u32>, write: bool) {
-    for page in pages {
-        sim.access_now(Access::Mem { region: r, page, write }).unwrap();
-    }
-}
-
-fn age(sim: &mut Sim, r: RegionId) {
-    for pte in &mut sim.mm_mut().regions[r.0 as usize].ptes {
-        pte.test_clear_young();
-    }
-}
-
-fn resident(sim: &Sim, r: RegionId, pages: std::ops::Range<u32>) -> usize {
-    let ptes: &[Pte] = &sim.mm().regions[r.0 as usize].ptes;
-    pages.filter(|&p| ptes[p as usize].is_present()).count()
-}
-
-fn stat(sim: &Sim, ev: mm::VmEvent) -> u64 {
-    sim.mm().stat.get(ev)
+fn machine(profile: &str) -> SimBuilder {
+    testkit::builder(
+        profile,
+        &[("memory", "4000K"), ("swap", "pmem:40M"), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")],
+    )
 }
 
 /// Regions of the examples: hot (50 pages), filler (100) and used-once (100).
@@ -57,7 +34,7 @@ struct Regions {
 /// The hot pages are made active the same way under every profile: touched
 /// twice through `get_user_pages(FOLL_TOUCH)`, which marks them accessed.
 fn hot_on_active(profile: &str) -> (Sim, Regions) {
-    let (mut b, _) = machine(profile);
+    let mut b = machine(profile);
     let rg = Regions { hot: b.add_anon_region(500), filler: b.add_anon_region(5000), uo: b.add_anon_region(1000) };
     let mut sim = b.build();
     touch(&mut sim, rg.hot, 0..500, true);
@@ -68,7 +45,7 @@ fn hot_on_active(profile: &str) -> (Sim, Regions) {
     }
     let active = (0..500)
         .filter(|&p| {
-            let pfn = sim.mm().regions[rg.hot.0 as usize].ptes[p].pfn();
+            let pfn = testkit::pfn(&sim, rg.hot, p);
             pfn.is_some_and(|pfn| sim.mm().frames[pfn].flags.has(mm::PageFlags::ACTIVE))
         })
         .count();

@@ -11,24 +11,20 @@
 //! of `do_swap_page()`, which skips the swap cache, does not. Later kernels do
 //! not mark swap-ins at all.
 
-use engine::{Access, Config, Sim, SimBuilder};
+use engine::{Access, Sim};
 use mm::{PageFlags, RegionId, VmEvent};
 
 /// Writes 3000 pages once into 4000K of memory under `profile` with swap
 /// device `swap`: each page starts inactive (v5.9+), is never referenced again
 /// and most are swapped out.
 fn swapped_out(profile: &str, swap: &str) -> (Sim, RegionId) {
-    let mut c = Config::for_profile(profile).unwrap();
-    for (k, v) in [("memory", "4000K"), ("swap", swap), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")]
-    {
-        c.set(k, v).unwrap();
-    }
-    let mut b = SimBuilder::new(c).unwrap();
+    let mut b = testkit::builder(
+        profile,
+        &[("memory", "4000K"), ("swap", swap), ("vm.min_free_kbytes", "1"), ("vm.watermark_scale_factor", "1")],
+    );
     let r: RegionId = b.add_anon_region(3000);
     let mut sim = b.build();
-    for page in 0..3000 {
-        sim.access_now(Access::Mem { region: r, page, write: true }).unwrap();
-    }
+    testkit::touch(&mut sim, r, 0..3000, true);
     (sim, r)
 }
 
@@ -44,7 +40,7 @@ fn swap_in_states(profile: &str) -> Vec<(bool, bool)> {
         }
         let stalls = sim.mm().stat.get(VmEvent::AllocstallNormal);
         sim.access_now(Access::Mem { region: r, page, write: false }).unwrap();
-        let pfn = sim.mm().regions[r.0 as usize].ptes[page as usize].pfn().unwrap();
+        let pfn = testkit::pfn(&sim, r, page).unwrap();
         let active = sim.mm().frames[pfn].flags.has(PageFlags::ACTIVE);
         states.push((active, sim.mm().stat.get(VmEvent::AllocstallNormal) > stalls));
     }
@@ -96,7 +92,7 @@ fn swap_in_workingset(profile: &str, swap: &str) -> (Vec<bool>, u64) {
             continue;
         }
         sim.access_now(Access::Mem { region: r, page, write: false }).unwrap();
-        let pfn = sim.mm().regions[r.0 as usize].ptes[page as usize].pfn().unwrap();
+        let pfn = testkit::pfn(&sim, r, page).unwrap();
         marks.push(sim.mm().frames[pfn].flags.has(PageFlags::WORKINGSET));
     }
     sim.check_invariants();

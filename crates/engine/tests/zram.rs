@@ -6,18 +6,15 @@
 //! handle the object lands in the 1376-byte class, 11 objects per 4-page zspage,
 //! so `n` stored pages hold `ceil(n / 11) * 4` pool pages.
 
-use engine::{Access, Config, RunReport, Sim, SimBuilder, SimError};
+use engine::{Access, RunReport, Sim, SimError};
 use mm::VmEvent;
 
 fn machine(settings: &[(&str, &str)], pages: u32) -> (Sim, mm::RegionId, Result<(), SimError>) {
-    let mut c = Config::for_profile("v6.2").unwrap();
-    for (k, v) in [("memory", "1M"), ("swap", "zram:16M"), ("zram.comp_ratio", "3")].iter().chain(settings) {
-        c.set(k, v).unwrap();
-    }
-    let mut b = SimBuilder::new(c).unwrap();
+    let base = [("memory", "1M"), ("swap", "zram:16M"), ("zram.comp_ratio", "3")];
+    let mut b = testkit::builder("v6.2", &[&base[..], settings].concat());
     let region = b.add_anon_region(pages);
     let mut sim = b.build();
-    let r = (0..pages).try_for_each(|page| sim.access_now(Access::Mem { region, page, write: true }));
+    let r = testkit::write_pages(&mut sim, region, 0..pages);
     (sim, region, r)
 }
 

@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 mod document;
+pub mod replay;
 mod request;
 mod trace_input;
 

@@ -2,6 +2,7 @@
 //! `traces`, `reclaimsim.run(trace=...)`): opening it, installing its
 //! address spaces and files, and its part of the result document.
 
+use crate::replay::{self, Replay, ReplayStatus};
 use crate::request::{InputError, Prepared};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -9,7 +10,6 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::rc::Rc;
-use trace::replay::{self, Replay, ReplayStatus};
 use trace::{Header, TraceReader};
 
 /// Opens a reclaimsim trace (`-` = standard input); the error names the file

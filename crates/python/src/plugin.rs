@@ -28,7 +28,7 @@ use pyo3::types::{PyDict, PyTuple};
 use reclaim::config::DirtyConfig;
 use reclaim::direct::PassTime;
 use reclaim::pageout::PageoutEnv;
-use reclaim::policy::{LruSizes, Origin, ReclaimPolicy};
+use reclaim::policy::{AccessKind, LruSizes, Origin, ReclaimPolicy};
 use reclaim::{throttle, ReclaimConfig, ScanControl};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -186,12 +186,13 @@ impl ReclaimPolicy for PyPolicy {
         });
     }
 
-    fn on_swap_cache_hit(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.call_page(mm, "on_swap_cache_hit", pfn);
-    }
-
-    fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.call_page(mm, "mark_accessed", pfn);
+    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind) {
+        match via {
+            AccessKind::MarkAccessed => self.call_page(mm, "mark_accessed", pfn),
+            AccessKind::SwapCacheHit => self.call_page(mm, "on_swap_cache_hit", pfn),
+            // The plug-in interface has no pre-v5.9 swap-in activation.
+            AccessKind::SwapInListed => {}
+        }
     }
 
     /// Time passes between passes only (the Python side runs a pass as one batch).

@@ -8,7 +8,7 @@ use reclaim::direct::Untimed;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::mglru::gens::{folio_gen, gen_from_seq, ANON, FILE, MAX_NR_GENS, MIN_NR_GENS};
 use reclaim::policy::mglru::Mglru;
-use reclaim::policy::{Origin, ReclaimPolicy};
+use reclaim::policy::{AccessKind, ControlError, ControlOp, Origin, ReclaimPolicy};
 use reclaim::{LruGenConfig, ReclaimConfig, Reclaimer, ScanControl};
 
 const ENV: PageoutEnv =
@@ -36,6 +36,17 @@ fn world(frames: u32, pages: u32, swappiness: u32, rework: bool) -> World {
 }
 
 impl World {
+    /// A write to the `lru_gen` control.
+    fn write(&mut self, text: &str, sc: &mut ScanControl) -> Result<String, ControlError> {
+        self.p.control(&mut self.mm, "lru_gen", ControlOp::Write(text), sc, ENV)
+    }
+
+    /// The `lru_gen` listing at `now_ns`.
+    fn read_lru_gen(&mut self, now_ns: u64) -> String {
+        let mut sc = ScanControl::new(Reclaimer::Direct, 0);
+        sc.now_ns = now_ns;
+        self.p.control(&mut self.mm, "lru_gen", ControlOp::Read, &mut sc, ENV).unwrap()
+    }
     /// A fault on anon page `i`: first touch or swap-in (synchronous device: the slot is freed).
     fn fault_anon(&mut self, i: u32) -> bool {
         let pte = self.mm.regions[self.anon.0 as usize].ptes[i as usize];
@@ -64,7 +75,7 @@ impl World {
         let pfn = match slot.pfn() {
             Some(pfn) => {
                 if !mapped {
-                    self.p.mark_accessed(&mut self.mm, pfn);
+                    self.p.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                 }
                 pfn
             }
@@ -78,7 +89,7 @@ impl World {
                     slot.as_shadow(),
                 );
                 if !mapped {
-                    self.p.mark_accessed(&mut self.mm, pfn);
+                    self.p.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                 }
                 pfn
             }
@@ -294,7 +305,7 @@ fn aging_promotes_young_pages_and_retires_the_oldest_generation() {
     // force_scan visits both regions (2 mms, one PMD each); the file mapping's
     // PMD is not young (non-leaf shortcut), so only the anon table's 16 PTEs are read.
     assert_eq!((sc.work.walk_mms, sc.work.walk_pmds, sc.work.walk_ptes), (2, 2, 16));
-    let dump = w.p.lru_gen_dump(9_000_000).unwrap();
+    let dump = w.read_lru_gen(9_000_000);
     let lines: Vec<&str> = dump.lines().collect();
     assert_eq!(lines[0], "memcg     0 ");
     assert_eq!(lines[1], " node     0");
@@ -331,15 +342,15 @@ fn walk_marks_a_dirty_shared_file_page_dirty_with_accounting() {
 fn debugfs_commands_check_their_sequence_numbers() {
     let mut w = world(64, 16, 60, false);
     let mut sc = w.sc(Reclaimer::Direct);
-    assert_eq!(w.p.lru_gen_write(&mut w.mm, "+ 0 0 9", &mut sc, ENV), Err("EINVAL"));
+    assert_eq!(w.write("+ 0 0 9", &mut sc), Err(ControlError::Refused("EINVAL")));
     // Without force_scan and with 4 generations the aging would be pointless.
-    assert_eq!(w.p.lru_gen_write(&mut w.mm, "+ 0 0 3 60 0", &mut sc, ENV), Err("ERANGE"));
-    assert_eq!(w.p.lru_gen_write(&mut w.mm, "+ 0 0 3", &mut sc, ENV), Ok(()));
+    assert_eq!(w.write("+ 0 0 3 60 0", &mut sc), Err(ControlError::Refused("ERANGE")));
+    assert_eq!(w.write("+ 0 0 3", &mut sc), Ok(String::new()));
     assert_eq!(w.p.lrugen().max_seq, 4);
     // Eviction needs min_gen + 2 <= max_seq.
-    assert_eq!(w.p.lru_gen_write(&mut w.mm, "- 0 0 3", &mut sc, ENV), Err("EINVAL"));
-    assert_eq!(w.p.lru_gen_write(&mut w.mm, "- 0 0 2", &mut sc, ENV), Ok(()));
-    assert_eq!(w.p.lru_gen_write(&mut w.mm, "x 0 0 2", &mut sc, ENV), Err("EINVAL"));
+    assert_eq!(w.write("- 0 0 3", &mut sc), Err(ControlError::Refused("EINVAL")));
+    assert_eq!(w.write("- 0 0 2", &mut sc), Ok(String::new()));
+    assert_eq!(w.write("x 0 0 2", &mut sc), Err(ControlError::Refused("EINVAL")));
 }
 
 #[test]
@@ -362,7 +373,7 @@ fn min_ttl_protects_a_young_oldest_generation() {
     sc.now_ns = 500_000_000;
     w.p.age_node(&mut w.mm, &mut sc);
     assert_eq!(w.p.lrugen().max_seq, 3);
-    assert!(w.p.lru_gen_dump(sc.now_ns).unwrap().contains("min_ttl OOM invocations 1"));
+    assert!(w.read_lru_gen(sc.now_ns).contains("min_ttl OOM invocations 1"));
     // At 1.5 s and the default priority it is old enough: the aging runs.
     sc.now_ns = 1_500_000_000;
     sc.priority = 12;
@@ -423,8 +434,8 @@ fn look_around_after_eviction(young: u32, v6_12: bool) -> (World, u64) {
     for i in (63..64).chain(64..64 + young) {
         w.fault_anon(i);
         let pfn = w.mm.regions[w.anon.0 as usize].ptes[i as usize].pfn().unwrap();
-        w.p.mark_accessed(&mut w.mm, pfn);
-        w.p.mark_accessed(&mut w.mm, pfn);
+        w.p.on_access(&mut w.mm, pfn, AccessKind::MarkAccessed);
+        w.p.on_access(&mut w.mm, pfn, AccessKind::MarkAccessed);
     }
     let before = w.mm.stat.get(VmEvent::Pgactivate);
     // The batch is pages 0..63 (the tail of seq 3). Page 63's rmap walk finds it

@@ -1,8 +1,8 @@
 //! Real traces for reclaimsim: our binary format, converters from other
 //! formats, statistics, the offline optimum (Belady's MIN), LRU miss-ratio
-//! curves, and replay on the simulated machine.
+//! curves. Replaying a trace on the simulated machine is `experiment::replay`.
 //!
-//! Layer: above `engine` (the replay is an `engine::Program`), below `cli`.
+//! Layer: above `mm` (page size) only; it knows no engine. Below `experiment` and `cli`.
 //!
 //! **Architecture invariant:** this crate opens no files and reads no clock.
 //! Readers take an `impl BufRead` plus a source label for errors; scratch
@@ -16,7 +16,6 @@ pub mod error;
 pub mod format;
 pub mod reader;
 pub mod refs;
-pub mod replay;
 pub mod stack;
 pub mod stats;
 pub mod synth;

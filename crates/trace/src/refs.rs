@@ -2,7 +2,7 @@
 //!
 //! Address spaces come first, then files: space `s` page `p` is
 //! `space_base[s] + p`. A file read or write of `n` pages is `n` references in
-//! page order; mmap, munmap and exit touch nothing. The replay ([`crate::replay`])
+//! page order; mmap, munmap and exit touch nothing. The replay (`experiment::replay`)
 //! emits exactly this sequence to the engine, so Belady and LRU curves computed
 //! over it are directly comparable with a run.
 

@@ -1,11 +1,11 @@
 //! Builders of seed 002's workloads (`tabs`, `pagecache-heavy`, `shared-anon`)
 //! and of the `lru-gen` command writer.
 
+use crate::ctx::{fill_share, sweep, Ctx};
 use crate::phases::{Phase, Target};
-use crate::registry::{fill_share, sweep, Ctx};
-use crate::sampler::Sampler;
 use crate::spec::SpecError;
 use crate::tabs::{rank_cdf, Tab, TabsParams, TabsProgram};
+use simrng::Sampler;
 use std::rc::Rc;
 
 /// `tabs`: browser windows, each with its share of the tabs.
@@ -109,16 +109,15 @@ pub(crate) fn build_shared_anon(c: &mut Ctx) -> Result<(), SpecError> {
 /// `lru-gen`: `count` writes of `cmds`, from `start_ms` every `every_ms`.
 pub(crate) fn build_lru_gen(c: &mut Ctx) -> Result<(), SpecError> {
     let text = c.raw("cmds").replace(';', "\n");
-    reclaim::policy::mglru::debugfs::parse(&text).map_err(|e| c.bad("cmds", e))?;
+    let w = c.builder.add_control_write("lru_gen", text).map_err(|e| c.bad("cmds", e))?;
     let every_ns = c.int("every_ms", 0, 1 << 40)? * 1_000_000;
     let count = c.int("count", 1, 1 << 20)?;
-    let w = c.builder.add_lru_gen_write(text);
     let mut ph = Vec::new();
     for i in 0..count {
         if i > 0 {
             ph.push(Phase::Think(every_ns));
         }
-        ph.push(Phase::LruGen(w));
+        ph.push(Phase::Control(w));
     }
     c.spawn(1, |_| ph.clone())
 }

@@ -2,10 +2,10 @@
 //! buffer, look a record up in the copy), with zipf chunk popularity as in the
 //! seed's modified ebizzy.
 
-use crate::rng::SimRng;
-use crate::sampler::Sampler;
 use engine::{Access, Program, Step};
 use mm::RegionId;
+use simrng::Sampler;
+use simrng::SimRng;
 use std::rc::Rc;
 
 /// Where one ebizzy thread's memory lives and how much it does.

@@ -1,9 +1,9 @@
 //! Seed 003's benchmarks: a memcached-like in-memory store (`memcachetest`)
 //! and a large file copy in the background (mmtests' `parallelio`).
 
-use crate::rng::SimRng;
 use engine::{Access, Program, Step};
 use mm::{FileId, RegionId};
+use simrng::SimRng;
 
 /// A key-value store in anonymous memory serving gets and sets.
 ///

@@ -5,14 +5,14 @@
 //! memory (`0.5x`). Every workload is deterministic given the run seed.
 #![deny(missing_docs)]
 
+mod builders;
 mod cases;
+mod ctx;
 pub mod ebizzy;
 pub mod iobench;
 pub mod pgbench;
 pub mod phases;
 pub mod registry;
-pub mod rng;
-pub mod sampler;
 pub mod spec;
 pub mod tabs;
 

@@ -9,9 +9,9 @@
 //! clock-sweep victim (written back with `write()` when dirty), reads the
 //! block with `read()` and copies it into the buffer.
 
-use crate::rng::SimRng;
 use engine::{Access, Program, Step};
 use mm::{FileId, RegionId};
+use simrng::SimRng;
 use std::cell::RefCell;
 use std::rc::Rc;
 

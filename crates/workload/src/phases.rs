@@ -1,9 +1,9 @@
 //! A thread program made of phases: sequential sweeps, random accesses, pauses.
 
-use crate::rng::SimRng;
-use crate::sampler::Sampler;
-use engine::{Access, LruGenWrite, Program, Step};
+use engine::{Access, ControlWrite, Program, Step};
 use mm::{FileId, RegionId};
+use simrng::Sampler;
+use simrng::SimRng;
 use std::rc::Rc;
 
 /// What a phase accesses.
@@ -48,8 +48,8 @@ pub enum Phase {
         /// Computation before each access, ns (0 = back to back).
         think_ns: u64,
     },
-    /// One write to `/sys/kernel/debug/lru_gen`.
-    LruGen(LruGenWrite),
+    /// One write to a policy control (`/sys/kernel/debug/lru_gen`).
+    Control(ControlWrite),
 }
 
 /// A thread that runs its phases in order.
@@ -96,10 +96,10 @@ impl Program for PhaseProgram {
                         return Step::Access(access(target, page, write));
                     }
                 }
-                &Phase::LruGen(w) => {
+                &Phase::Control(w) => {
                     self.current += 1;
                     self.pos = 0;
-                    return Step::LruGen(w);
+                    return Step::Control(w);
                 }
                 Phase::Random { target, sampler, stride, ops, write, think_ns } => {
                     if self.pos < *ops {

@@ -11,10 +11,10 @@
 //! tab (the mm model cannot unmap), so its old heap is overwritten rather than
 //! freed and faulted anew.
 
-use crate::rng::SimRng;
-use crate::sampler::Sampler;
 use engine::{Access, Program, Step};
 use mm::RegionId;
+use simrng::Sampler;
+use simrng::SimRng;
 use std::rc::Rc;
 
 /// One tab's memory.
@@ -212,7 +212,7 @@ mod tests {
                     thinks += 1
                 }
                 Step::Done => break,
-                Step::LruGen(_) | Step::TxnBegin | Step::TxnEnd => unreachable!(),
+                Step::Control(_) | Step::TxnBegin | Step::TxnEnd => unreachable!(),
             }
         }
         // 3 tabs x 4 pages at start, 2 churns reload 4 pages each.

@@ -1,15 +1,12 @@
 //! Whole runs: determinism, page conservation, and the seed directions of issue #2.
 
-use engine::{Access, Config, Program, RunReport, SimBuilder, Step};
+use engine::{Access, RunReport, SimBuilder};
 use proptest::prelude::*;
+use testkit::Script;
 use workload::WorkloadSpec;
 
 fn run(profile: &str, settings: &[(&str, &str)], workloads: &[&str], seed: u64) -> RunReport {
-    let mut c = Config::for_profile(profile).unwrap();
-    for (k, v) in settings {
-        c.set(k, v).unwrap();
-    }
-    let mut b = SimBuilder::new(c).unwrap();
+    let mut b = testkit::builder(profile, settings);
     for (i, w) in workloads.iter().enumerate() {
         workload::add_workload(&mut b, &WorkloadSpec::parse(w).unwrap(), seed, i as u64).unwrap();
     }
@@ -38,7 +35,7 @@ fn mglru_same_inputs_same_report() {
     let a = run("v6.1-mglru", &s, &w, 3);
     assert_eq!(a, run("v6.1-mglru", &s, &w, 3));
     assert!(a.get("pgsteal_anon").unwrap() > 0 && a.get("pgsteal_file").unwrap() > 0);
-    assert_eq!(a.lru_gen_writes.len(), 1);
+    assert_eq!(a.control_writes.len(), 1);
     assert_ne!(a.vmstat, run("v6.1-mglru", &s, &w, 4).vmstat);
 }
 
@@ -67,23 +64,11 @@ fn r2_hotcold_v5_9_swaps_in_less_than_v5_7() {
     assert!(new < old, "pswpin v5.9 {new} >= v5.7 {old}");
 }
 
-/// A scripted thread for property tests.
-struct Script(std::vec::IntoIter<Access>);
-
-impl Program for Script {
-    fn next(&mut self) -> Step {
-        self.0.next().map_or(Step::Done, Step::Access)
-    }
-}
-
 /// A 4M machine with `swap`, a 3000-page anon region and a 3000-page file
 /// mapped shared, and the accesses `ops` name: (0 anon | 1 read() | 2 mapped
 /// file, page, write).
 fn script_machine(profile: &str, swap: &str, ops: Vec<(u8, u32, bool)>) -> (SimBuilder, Vec<Access>) {
-    let mut c = Config::for_profile(profile).unwrap();
-    c.set("memory", "4M").unwrap();
-    c.set("swap", swap).unwrap();
-    let mut b = SimBuilder::new(c).unwrap();
+    let mut b = testkit::builder(profile, &[("memory", "4M"), ("swap", swap)]);
     let anon = b.add_anon_region(3000);
     let file = b.add_file(3000);
     let mapped = b.map_file(file, 0, 3000, true);
@@ -113,7 +98,7 @@ proptest! {
         ops in prop::collection::vec((0u8..3, 0u32..3000, any::<bool>()), 1..6000),
     ) {
         let (mut b, accesses) = script_machine(profile, swap, ops);
-        b.add_thread("script", Box::new(Script(accesses.into_iter())));
+        b.add_thread("script", Box::new(Script::new(accesses)));
         let r = b.build().paranoid().run(&mut |_| {}).unwrap();
         let lists: u64 = ["nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file"].iter().map(|n| r.get(n).unwrap()).sum();
         prop_assert_eq!(lists + r.get("nr_free_pages").unwrap() + r.get("nr_zspages").unwrap(), 1024);

@@ -4,7 +4,7 @@ use super::kswapd::KswapdState;
 use super::queue::{Event, EventQueue};
 use super::{Machine, Sim, SimBuilder, Thread, Txns};
 use crate::config::{Config, ConfigError};
-use crate::program::{LruGenWrite, Program};
+use crate::program::{ControlWrite, Program};
 use crate::psi::Psi;
 use crate::swap_ra::SwapReadahead;
 use crate::timeseries::Sampler;
@@ -75,8 +75,8 @@ impl SimBuilder {
                 direct_hist: Histogram::new(3).expect("3 significant figures is valid"),
                 psi: Psi::default(),
                 refault_stall_ns: 0,
-                lru_gen_texts: Vec::new(),
-                lru_gen_log: Vec::new(),
+                control_texts: Vec::new(),
+                control_log: Vec::new(),
                 events: 0,
                 stalled_attempts: 0,
                 flusher: Flusher::default(),
@@ -110,11 +110,14 @@ impl SimBuilder {
         r
     }
 
-    /// Registers the text of a `/sys/kernel/debug/lru_gen` write that a program
-    /// issues with [`Step::LruGen`].
-    pub fn add_lru_gen_write(&mut self, text: impl Into<String>) -> LruGenWrite {
-        self.m.lru_gen_texts.push(text.into());
-        LruGenWrite(self.m.lru_gen_texts.len() as u32 - 1)
+    /// Registers a write of `text` to policy control `control` that a program
+    /// issues with [`Step::Control`](crate::program::Step::Control); fails if no
+    /// registered policy has that control or the text breaks its syntax.
+    pub fn add_control_write(&mut self, control: &str, text: impl Into<String>) -> Result<ControlWrite, String> {
+        let (spec, text) = (reclaim::policy::registry::control(control)?, text.into());
+        (spec.check)(&text)?;
+        self.m.control_texts.push((spec.name, text));
+        Ok(ControlWrite(self.m.control_texts.len() as u32 - 1))
     }
 
     /// Adds a workload thread.

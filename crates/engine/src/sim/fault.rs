@@ -8,7 +8,7 @@ use crate::Nanos;
 use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
 use reclaim::kswapd::watermark_ok;
 use reclaim::pageout::free_swap_cache;
-use reclaim::policy::Origin;
+use reclaim::policy::{AccessKind, Origin};
 
 impl Machine {
     /// The fast path: an access to a resident page. True if it hit.
@@ -25,7 +25,7 @@ impl Machine {
             }
             Access::FileRead { file, page } => {
                 if let Some(pfn) = self.mm.files[file.0 as usize].cache[page as usize].pfn() {
-                    self.policy.mark_accessed(&mut self.mm, pfn);
+                    self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                     return true;
                 }
                 false
@@ -34,7 +34,7 @@ impl Machine {
                 // Only a write to an already dirty page needs no dirty accounting.
                 match self.mm.files[file.0 as usize].cache[page as usize].pfn() {
                     Some(pfn) if self.mm.frames[pfn].flags.has(PageFlags::DIRTY) => {
-                        self.policy.mark_accessed(&mut self.mm, pfn);
+                        self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                         true
                     }
                     _ => false,
@@ -98,7 +98,7 @@ impl Machine {
             }
             self.ra.on_cache_hit(region.0 as usize, page, readahead);
             self.map_swapped_in(region, page, pfn, write);
-            self.policy.on_swap_cache_hit(&mut self.mm, pfn);
+            self.policy.on_access(&mut self.mm, pfn, AccessKind::SwapCacheHit);
             return Ok((self.cfg.cpu.fault_ns, 0));
         }
         let (pfn, stall) = self.alloc_page(Owner::anon(region), page, PageFlags::SWAPBACKED, now)?;
@@ -119,7 +119,7 @@ impl Machine {
         self.note_refault_stall(pfn, done - t);
         self.map_swapped_in(region, page, pfn, write);
         if listed {
-            self.policy.on_swap_in_listed(&mut self.mm, pfn);
+            self.policy.on_access(&mut self.mm, pfn, AccessKind::SwapInListed);
         }
         Ok((done - now + self.cfg.cpu.fault_ns, stall))
     }
@@ -251,7 +251,7 @@ impl Machine {
     /// `filemap_read()`: a `read()` that missed the page cache.
     pub(super) fn filemap_read(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
         let (pfn, latency, stall) = self.read_file_page(file, index, Origin::FileRead, now)?;
-        self.policy.mark_accessed(&mut self.mm, pfn);
+        self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
         Ok((latency + self.cfg.cpu.access_ns, stall))
     }
 

@@ -7,7 +7,7 @@ use super::{Event, Machine, Stall};
 use crate::writeback::{dirtyable_memory, Thresholds};
 use crate::{Nanos, HZ, JIFFY_NS};
 use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, VmEvent, Watermark};
-use reclaim::policy::Origin;
+use reclaim::policy::{AccessKind, Origin};
 use reclaim::throttle::ThrottleReason;
 use reclaim::ScanControl;
 
@@ -37,7 +37,7 @@ impl Machine {
                 (pfn, stall)
             }
         };
-        self.policy.mark_accessed(&mut self.mm, pfn);
+        self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
         let pause = self.dirty_page(pfn, now + stall);
         Ok((stall + self.cfg.cpu.fault_ns + pause, stall))
     }

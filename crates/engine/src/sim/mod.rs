@@ -14,7 +14,7 @@
 //! - `io`: dirty pages, the flusher, writeback completions, reclaim throttling;
 //! - `reclaim_clock`: the context of one reclaim call and time passing in it;
 //! - `memcg_charge`: the memory cgroup's charge and limit-reclaim loop;
-//! - `lru_batch`, `hooks`, `lru_gen_write`, `report`.
+//! - `lru_batch`, `hooks`, `control` (policy control reads and writes), `report`.
 //!
 //! Simplifications (listed in docs/model.md):
 //! - S-EN1: each thread and kswapd have a CPU of their own (no run-queue contention).
@@ -42,11 +42,11 @@ use reclaim::ReclaimWork;
 use std::fmt;
 
 mod build;
+mod control;
 mod fault;
 mod hooks;
 mod kswapd;
 mod lru_batch;
-mod lru_gen_write;
 mod memcg_charge;
 mod page_alloc;
 mod queue;
@@ -142,9 +142,9 @@ struct Machine {
     psi: Psi,
     /// Memory stall of the access in progress beyond direct reclaim (workingset refault reads).
     refault_stall_ns: Nanos,
-    /// Texts of `lru_gen` writes programs can issue, and the outcome of each write.
-    lru_gen_texts: Vec<String>,
-    lru_gen_log: Vec<String>,
+    /// Control writes programs can issue (control, text), and the outcome of each write.
+    control_texts: Vec<(&'static str, String)>,
+    control_log: Vec<String>,
     events: u64,
     /// Consecutive throttled allocation attempts without any progress.
     stalled_attempts: u32,
@@ -285,8 +285,8 @@ impl Sim {
                         }
                         continue;
                     }
-                    Step::LruGen(w) => {
-                        th.clock += m.lru_gen_write(w, th.clock);
+                    Step::Control(w) => {
+                        th.clock += m.control_write(w, th.clock);
                         continue;
                     }
                     s @ (Step::TxnBegin | Step::TxnEnd) => {
@@ -364,7 +364,7 @@ impl Sim {
     /// Returns false if the page is not resident.
     pub fn gup_touch(&mut self, region: RegionId, page: u32) -> bool {
         let Some(pfn) = self.m.mm.regions[region.0 as usize].ptes[page as usize].pfn() else { return false };
-        self.m.policy.mark_accessed(&mut self.m.mm, pfn);
+        self.m.policy.on_access(&mut self.m.mm, pfn, reclaim::policy::AccessKind::MarkAccessed);
         true
     }
 
@@ -394,6 +394,11 @@ impl Sim {
     /// Checks the policy's and the memory state's invariants (O(n)).
     pub fn check_invariants(&self) {
         self.m.check_invariants();
+    }
+
+    /// The running policy's list sizes (for tests checking them against the page flags).
+    pub fn lru_sizes(&self) -> reclaim::policy::LruSizes {
+        self.m.policy.lru_sizes()
     }
 }
 

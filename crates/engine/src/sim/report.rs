@@ -84,8 +84,8 @@ impl Sim {
             direct_reclaims: dh.len(),
             direct_reclaim_latency_ns: percentiles(dh),
             psi: self.m.psi.finish(end),
-            lru_gen_dump: self.m.policy.lru_gen_dump(end),
-            lru_gen_writes: std::mem::take(&mut self.m.lru_gen_log),
+            control_reads: self.m.read_controls(end),
+            control_writes: std::mem::take(&mut self.m.control_log),
             reclaim_throttled_ns: self.m.reclaim_throttled_ns,
             timeseries: self.m.sampler.finish(),
         }

@@ -29,6 +29,23 @@ impl Origin {
     }
 }
 
+/// How a page already on the LRU was accessed, in the ways a policy hears of
+/// (an access through a page table only sets the PTE's accessed bit, which
+/// reclaim finds later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// `folio_mark_accessed()`: a `read()`/`write()` through a file
+    /// descriptor, or `get_user_pages(FOLL_TOUCH)`.
+    MarkAccessed,
+    /// A swap fault found the page in the swap cache (a minor fault).
+    SwapCacheHit,
+    /// A swap fault just read the page from swap and it is already on the LRU
+    /// (its per-CPU add batch was drained): before v5.9 `do_swap_page()`
+    /// activated it here. A page still in the batch is not reported, as
+    /// `activate_page()` skips pages without `PG_lru`.
+    SwapInListed,
+}
+
 /// Gauges a policy reports, in pages (`nr_inactive_anon`, ...).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LruSizes {
@@ -61,17 +78,8 @@ pub trait ReclaimPolicy {
     /// found in its slot, if any (the refault path runs first).
     fn add_page(&mut self, mm: &mut Mm, pfn: Pfn, origin: Origin, shadow: Option<Shadow>);
 
-    /// A swap fault found `pfn` in the swap cache (a minor fault).
-    fn on_swap_cache_hit(&mut self, mm: &mut Mm, pfn: Pfn);
-
-    /// A swap fault just read `pfn` from swap and the page is already on the
-    /// LRU (its per-CPU add batch was drained): before v5.9 `do_swap_page()`
-    /// activated it here. A page still in the batch is not reported, as
-    /// `activate_page()` skips pages without `PG_lru`. Default: nothing.
-    fn on_swap_in_listed(&mut self, _mm: &mut Mm, _pfn: Pfn) {}
-
-    /// `folio_mark_accessed()`: an access through a file descriptor.
-    fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn);
+    /// Page `pfn`, on the LRU, was accessed `via` one of the paths the policy hears of.
+    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind);
 
     /// One `shrink_node()` pass at `sc.priority`, advancing `clock` after each
     /// reclaim batch (a policy that does not is timed between passes; kswapd
@@ -85,8 +93,9 @@ pub trait ReclaimPolicy {
     /// kswapd's per-pass aging hook (`kswapd_age_node`).
     fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl);
 
-    /// `snapshot_refaults()`: end of a reclaim cycle.
-    fn snapshot_refaults(&mut self, mm: &Mm);
+    /// `snapshot_refaults()`: end of a reclaim cycle. Default: nothing (a
+    /// policy that compares refaults across cycles keeps its snapshot here).
+    fn snapshot_refaults(&mut self, _mm: &Mm) {}
 
     /// A memory group's statistics flush (`cgroup_rstat_flush`): from the first
     /// call on, decisions read the group's statistics as of the last flush
@@ -99,21 +108,66 @@ pub trait ReclaimPolicy {
     /// Checks every internal invariant against `mm`; O(n), for tests and `--paranoid`.
     fn check_invariants(&self, mm: &Mm);
 
-    /// The `/sys/kernel/debug/lru_gen` listing at time `now_ns`, or `None` if
-    /// this design has no generations.
-    fn lru_gen_dump(&self, _now_ns: u64) -> Option<String> {
-        None
-    }
-
-    /// A write to `/sys/kernel/debug/lru_gen` (`+`/`-` aging and eviction
-    /// commands). Work done goes to `sc`; the error is the kernel's errno name.
-    fn lru_gen_write(
+    /// A request to the policy's control `name`: an interface of one design
+    /// beyond this trait, like MGLRU's `lru_gen` debugfs file. [`ControlOp::Read`]
+    /// returns the control's text as of `sc.now_ns`; [`ControlOp::Write`] runs
+    /// the commands written (work done goes to `sc`) and returns an empty text.
+    /// A policy lists its controls, with their syntax check, in its registry
+    /// entry ([`registry::PolicyEntry::controls`]).
+    ///
+    /// Default: every name is [`ControlError::Unsupported`] (the kernel's
+    /// `ENOENT`: the file does not exist).
+    fn control(
         &mut self,
         _mm: &mut Mm,
-        _text: &str,
+        _name: &str,
+        _op: ControlOp<'_>,
         _sc: &mut ScanControl,
         _env: PageoutEnv,
-    ) -> Result<(), &'static str> {
-        Err("ENOENT")
+    ) -> Result<String, ControlError> {
+        Err(ControlError::Unsupported)
     }
+}
+
+/// What a caller does with a policy control ([`ReclaimPolicy::control`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlOp<'a> {
+    /// Read the control's text (a debugfs listing).
+    Read,
+    /// Write these commands to it.
+    Write(&'a str),
+}
+
+/// Why a control request failed; displayed as the kernel's errno name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ControlError {
+    /// The running policy has no control of that name (`ENOENT`).
+    Unsupported,
+    /// The policy refused the request, with the kernel's errno name (`EINVAL`, `ERANGE`).
+    Refused(&'static str),
+}
+
+impl std::fmt::Display for ControlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ControlError::Unsupported => "ENOENT",
+            ControlError::Refused(errno) => errno,
+        })
+    }
+}
+
+impl std::error::Error for ControlError {}
+
+/// A policy control's declaration: its name and the syntax of what may be
+/// written to it, checked before a run (a write is validated even when the
+/// running policy lacks the control, which then fails with `ENOENT`).
+#[derive(Debug)]
+pub struct ControlSpec {
+    /// The control's name (`lru_gen`).
+    pub name: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+    /// Checks the text of a write; the error names the bad piece.
+    pub check: fn(&str) -> Result<(), String>,
 }

@@ -2,8 +2,8 @@
 
 use crate::config::ReclaimConfig;
 use crate::policy::classic::Classic;
-use crate::policy::mglru::Mglru;
-use crate::policy::ReclaimPolicy;
+use crate::policy::mglru::{debugfs, Mglru};
+use crate::policy::{ControlSpec, ReclaimPolicy};
 
 /// A registered policy.
 pub struct PolicyEntry {
@@ -13,6 +13,8 @@ pub struct PolicyEntry {
     pub summary: &'static str,
     /// Builds the policy.
     pub build: fn(&ReclaimConfig) -> Box<dyn ReclaimPolicy>,
+    /// Its named controls ([`ReclaimPolicy::control`]).
+    pub controls: &'static [ControlSpec],
 }
 
 /// All policies, alphabetically.
@@ -21,15 +23,50 @@ pub const POLICIES: &[PolicyEntry] = &[
         name: "classic",
         summary: "two-list active/inactive LRU per type with workingset detection (mm/vmscan.c without MGLRU)",
         build: |cfg| Box::new(Classic::new(cfg.clone())),
+        controls: &[],
     },
     PolicyEntry {
         name: "mglru",
         summary: "multi-generational LRU (CONFIG_LRU_GEN, v6.1; v6.14 rework with mglru_rework=1)",
         build: |cfg| Box::new(Mglru::new(cfg.clone())),
+        controls: debugfs::CONTROLS,
     },
 ];
 
 /// Looks a policy up by name.
 pub fn find(name: &str) -> Option<&'static PolicyEntry> {
     POLICIES.iter().find(|p| p.name == name)
+}
+
+/// Every policy's controls, in registry order.
+pub fn controls() -> impl Iterator<Item = &'static ControlSpec> {
+    POLICIES.iter().flat_map(|p| p.controls)
+}
+
+/// Looks a control up by name among every policy's controls; the error lists them.
+pub fn control(name: &str) -> Result<&'static ControlSpec, String> {
+    match controls().find(|c| c.name == name) {
+        Some(c) => Ok(c),
+        None => Err(format!(
+            "no policy has a control named `{name}` (controls: {})",
+            controls().map(|c| c.name).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_are_found_by_unique_names_and_unknown_ones_are_listed() {
+        let names: Vec<&str> = controls().map(|c| c.name).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(names.len(), unique.len(), "{names:?}");
+        assert_eq!(control("lru_gen").unwrap().name, "lru_gen");
+        assert!((control("lru_gen").unwrap().check)("* 0 0 1").unwrap_err().contains("expected `+`"));
+        assert_eq!(control("nope").unwrap_err(), "no policy has a control named `nope` (controls: lru_gen)");
+    }
 }

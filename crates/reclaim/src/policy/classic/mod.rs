@@ -38,7 +38,7 @@ use crate::config::ReclaimConfig;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
-use crate::policy::{LruSizes, Origin, ReclaimPolicy};
+use crate::policy::{AccessKind, LruSizes, Origin, ReclaimPolicy};
 use crate::rmap;
 use crate::throttle;
 use crate::watermark::int_sqrt;
@@ -481,15 +481,10 @@ impl ReclaimPolicy for Classic {
         self.add_to_list(mm, pfn, false);
     }
 
-    fn on_swap_cache_hit(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.swap_fault_activate(mm, pfn);
-    }
-
-    fn on_swap_in_listed(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.swap_fault_activate(mm, pfn);
-    }
-
-    fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
+    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind) {
+        if via != AccessKind::MarkAccessed {
+            return self.swap_fault_activate(mm, pfn);
+        }
         let flags = mm.frames[pfn].flags;
         if flags.has(PageFlags::UNEVICTABLE) {
             return;

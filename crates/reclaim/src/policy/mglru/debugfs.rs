@@ -12,8 +12,20 @@ use super::pid::MAX_SWAPPINESS;
 use super::Mglru;
 use crate::control::ScanControl;
 use crate::pageout::PageoutEnv;
+use crate::policy::ControlSpec;
 use mm::Mm;
 use std::fmt::Write;
+
+/// The control's name: `/sys/kernel/debug/lru_gen`.
+pub const LRU_GEN: &str = "lru_gen";
+
+/// MGLRU's controls, for its registry entry.
+pub const CONTROLS: &[ControlSpec] = &[ControlSpec {
+    name: LRU_GEN,
+    summary:
+        "/sys/kernel/debug/lru_gen: reads list the generations; writes run `+` (aging) and `-` (eviction) commands",
+    check: |text| parse(text).map(drop),
+}];
 
 /// One parsed command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -38,7 +38,7 @@ use crate::config::ReclaimConfig;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
-use crate::policy::{LruSizes, Origin, ReclaimPolicy};
+use crate::policy::{AccessKind, ControlError, ControlOp, LruSizes, Origin, ReclaimPolicy};
 use crate::rmap::Mapping;
 use aging::MmStats;
 use bloom::Bloom;
@@ -173,12 +173,12 @@ impl ReclaimPolicy for Mglru {
         self.lru_gen_add_folio(mm, pfn, false);
     }
 
-    fn on_swap_cache_hit(&mut self, _mm: &mut Mm, _pfn: Pfn) {
-        // The page is listed already; mapping it sets its accessed bit.
-    }
-
-    fn mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.refs.inc(&mut mm.frames[pfn]);
+    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind) {
+        match via {
+            AccessKind::MarkAccessed => self.refs.inc(&mut mm.frames[pfn]),
+            // The page is listed already; mapping it sets its accessed bit.
+            AccessKind::SwapCacheHit | AccessKind::SwapInListed => {}
+        }
     }
 
     fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
@@ -204,8 +204,6 @@ impl ReclaimPolicy for Mglru {
         Mglru::age_node(self, mm, sc);
     }
 
-    fn snapshot_refaults(&mut self, _mm: &Mm) {}
-
     fn lru_sizes(&self) -> LruSizes {
         let mut s = LruSizes::default();
         for gen in 0..MAX_NR_GENS as usize {
@@ -225,17 +223,20 @@ impl ReclaimPolicy for Mglru {
         self.lrugen.check(mm);
     }
 
-    fn lru_gen_dump(&self, now_ns: u64) -> Option<String> {
-        Some(self.dump(now_ns))
-    }
-
-    fn lru_gen_write(
+    fn control(
         &mut self,
         mm: &mut Mm,
-        text: &str,
+        name: &str,
+        op: ControlOp<'_>,
         sc: &mut ScanControl,
         env: PageoutEnv,
-    ) -> Result<(), &'static str> {
-        self.write(mm, text, sc, env)
+    ) -> Result<String, ControlError> {
+        match (name, op) {
+            (debugfs::LRU_GEN, ControlOp::Read) => Ok(self.dump(sc.now_ns)),
+            (debugfs::LRU_GEN, ControlOp::Write(text)) => {
+                self.write(mm, text, sc, env).map(|()| String::new()).map_err(ControlError::Refused)
+            }
+            _ => Err(ControlError::Unsupported),
+        }
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! [`install`] creates one anonymous region per declared address space and
 //! one file per declared file. The replay is one thread issuing the trace's
-//! page references in order ([`crate::refs`]): an access is one
+//! page references in order ([`trace::refs`]): an access is one
 //! `Access::Mem`, an n-page file read or write is n `Access::FileRead` /
 //! `Access::FileWrite` in page order. It can also write each reference's
 //! global page id to a tap, the input of Belady's MIN for the same run.
@@ -13,15 +13,13 @@
 //! memory is not freed); timestamps are not replayed (the engine's own costs
 //! set the pace).
 
-use crate::error::{ErrorKind, Location, TraceError};
-use crate::format::{Event, Header};
-use crate::reader::TraceReader;
-use crate::refs::PageIds;
 use engine::{Access, Program, SimBuilder, Step};
 use mm::{FileId, RegionId};
 use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::rc::Rc;
+use trace::refs::PageIds;
+use trace::{ErrorKind, Event, Header, Location, TraceError, TraceReader};
 
 /// The regions and files a trace's declarations became.
 #[derive(Clone, Debug)]

@@ -2,10 +2,10 @@
 //! and files, its references become accesses, counted exactly.
 
 use engine::{Config, SimBuilder};
+use experiment::replay::{install, Replay};
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
-use trace::replay::{install, Replay};
 use trace::{Decl, Event, Header, Record, TraceReader, TraceWriter};
 
 /// A `Write` whose bytes stay readable after it is moved into the replay.
