@@ -58,6 +58,8 @@ pub struct Mm {
     pub dirty: DirtyState,
     /// The compressed store when swap is on zram: its pages are taken from `frames`.
     pub zram: Option<ZramPool>,
+    /// Pages the kernel held off the LRU from boot (`memory.reserved`): never freed.
+    reserved: u64,
 }
 
 impl Mm {
@@ -73,7 +75,27 @@ impl Mm {
             stat: VmStat::default(),
             dirty: DirtyState::default(),
             zram: None,
+            reserved: 0,
         }
+    }
+
+    /// Takes `pages` free frames for the kernel for good (slab, kernel data,
+    /// unevictable boot files): they are never on an LRU list nor freed.
+    /// Returns false, taking nothing, if fewer frames are free.
+    pub fn reserve_kernel_pages(&mut self, pages: u32) -> bool {
+        if self.frames.nr_free() < pages {
+            return false;
+        }
+        for _ in 0..pages {
+            self.frames.alloc(Owner::KERNEL, 0, 0).expect("counted free above");
+        }
+        self.reserved += pages as u64;
+        true
+    }
+
+    /// Pages taken by [`Mm::reserve_kernel_pages`].
+    pub fn nr_reserved(&self) -> u64 {
+        self.reserved
     }
 
     /// Puts swap on zram: swap writes store compressed pages in a pool of page frames.

@@ -68,6 +68,8 @@ pub struct Config {
     pub profile: String,
     /// RAM size in bytes.
     pub memory_bytes: u64,
+    /// `memory.reserved`: bytes the kernel holds off the LRU from the start.
+    pub reserved_bytes: u64,
     /// Swap device kind.
     pub swap_kind: DeviceKind,
     /// Swap size in bytes (0 = no swap).
@@ -109,6 +111,7 @@ impl Default for Config {
         Config {
             profile: "v6.2".into(),
             memory_bytes: 256 << 20,
+            reserved_bytes: 0,
             swap_kind: DeviceKind::Ssd,
             swap_bytes: 1 << 30,
             fs_kind: DeviceKind::Ssd,
@@ -145,6 +148,17 @@ pub const KNOBS: &[Knob<Config>] = &[
         get: |c| format_size(c.memory_bytes),
         set: |c, v| {
             c.memory_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "memory.reserved",
+        help: "memory the kernel holds off the LRU from the start (slab, kernel data, unevictable boot files; size): taken from free memory before the run, never reclaimed; MemTotal stays `memory` (a real machine's MemTotal - MemFree when idle)",
+        kind: Kind::Size,
+        history: History::Model,
+        get: |c| format_size(c.reserved_bytes),
+        set: |c, v| {
+            c.reserved_bytes = parse_size(v)?;
             Ok(())
         },
     },
@@ -323,7 +337,7 @@ mod tests {
     fn errors_name_the_key_and_expectation() {
         let mut c = Config::default();
         let e = c.set("vm.swapiness", "1").unwrap_err();
-        assert!(e.to_string().starts_with("unknown setting `vm.swapiness`; valid settings: memory, swap,"), "{e}");
+        assert!(e.to_string().starts_with("unknown setting `vm.swapiness`; valid settings: memory, memory.reserved, swap,"), "{e}");
         let e = c.set("vm.swappiness", "201").unwrap_err();
         assert_eq!(e.to_string(), "bad value `201` for `vm.swappiness`: expected an integer in 0..=200");
         let e = c.set("swap", "floppy:1G").unwrap_err();

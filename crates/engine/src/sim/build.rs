@@ -42,6 +42,18 @@ impl SimBuilder {
                 managed
             )));
         }
+        // The kernel's own memory is allocated after the watermarks are set from
+        // the managed pages, as at boot; it must leave room above the high watermark.
+        let reserved = cfg.reserved_bytes.div_ceil(mm::PAGE_SIZE);
+        if reserved >= managed - mm.zones[0].wmark(Watermark::High) {
+            return Err(ConfigError::Inconsistent(format!(
+                "memory.reserved {} leaves no memory above the high watermark ({} pages of {})",
+                knobs::format_size(cfg.reserved_bytes),
+                mm.zones[0].wmark(Watermark::High),
+                managed
+            )));
+        }
+        assert!(mm.reserve_kernel_pages(reserved as u32), "checked above: {reserved} < {managed} free");
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
         // The group's swappiness governs every reclaim of its lruvec (S-MC1).
         let memcg = (cfg.memcg.limit_bytes != 0)

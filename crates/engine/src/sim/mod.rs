@@ -406,11 +406,11 @@ impl Machine {
     fn check_invariants(&self) {
         self.policy.check_invariants(&self.mm);
         let on_lists = self.policy.lru_sizes().total();
-        let (free, pool) = (self.mm.nr_free(), self.mm.nr_zspages());
+        let (free, pool, reserved) = (self.mm.nr_free(), self.mm.nr_zspages(), self.mm.nr_reserved());
         assert_eq!(
-            free + on_lists + pool,
+            free + on_lists + pool + reserved,
             self.mm.frames.len() as u64,
-            "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} != total"
+            "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} + reserved {reserved} != total"
         );
         self.check_dirty_gauges();
     }
