@@ -8,7 +8,6 @@ mod reproduce;
 mod runner;
 mod sweep;
 mod trace_cmd;
-mod validate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -79,7 +78,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("reclaimsim: error: {e:#}");
-            if e.downcast_ref::<runner::UsageError>().is_some() {
+            if e.downcast_ref::<runner::UsageError>().is_some() || e.downcast_ref::<validate::UsageError>().is_some() {
                 ExitCode::from(2)
             } else if e.downcast_ref::<validate::Refused>().is_some() {
                 ExitCode::from(3)

@@ -9,6 +9,10 @@
 //!
 //! `--kernel debian-6.1|debian-6.12` runs the anon scenarios inside that
 //! Debian kernel under qemu instead, MGLRU on and off ([`guest`]).
+//!
+//! The kernel-side workload is the running executable's `driver run`
+//! subcommand (the `reclaimsim` binary, which parses these arguments and
+//! calls [`validate`]).
 
 mod compare;
 mod console;
@@ -22,14 +26,13 @@ mod replay;
 mod scenarios;
 mod stat;
 
-use crate::runner::{write_json_atomic, UsageError};
 use anyhow::Result;
 use clap::Args;
 use compare::{Comparison, KernelRun};
 use driver::pattern::Pattern;
 use driver::trace::{read_trace, write_trace, Digest, Trace};
 use host::{Host, Poller};
-use scenarios::Scenario;
+use scenarios::{Scale, Scenario};
 use serde_json::{json, Value};
 use std::fmt;
 use std::io::{BufReader, BufWriter, Write};
@@ -48,6 +51,33 @@ impl fmt::Display for Refused {
 }
 
 impl std::error::Error for Refused {}
+
+/// Bad arguments (exit code 2).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Writes `bytes` to `path` through a temporary file beside it and a rename.
+fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp.{}", std::process::id()));
+    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("writing {}: {e}", path.display())
+    })
+}
+
+/// `value` as pretty JSON, written atomically to `path`.
+fn write_json(path: &std::path::Path, value: &Value) -> Result<()> {
+    write_atomic(path, (serde_json::to_string_pretty(value)? + "\n").as_bytes()).map_err(err)
+}
 
 /// Arguments of `validate`.
 #[derive(Args, Debug, Clone)]
@@ -128,8 +158,8 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     if args.lru_gen.is_some() {
         return Err(UsageError("--lru-gen needs --kernel debian-*: the host kernel has no MGLRU".into()).into());
     }
-    let set =
-        scenarios::select(&args.scenario, scenarios::all(args.quick)).map_err(|e| anyhow::Error::new(UsageError(e)))?;
+    let set = scenarios::select(&args.scenario, scenarios::all(Scale::host(args.quick), false))
+        .map_err(|e| anyhow::Error::new(UsageError(e)))?;
     if let Some(why) = host::refusal() {
         return Err(Refused(why).into());
     }
@@ -177,7 +207,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             "host": {"kernel": kernel, "swap": swap_name, "page_cluster": page_cluster, "profile": PROFILE, "reps": args.reps, "quick": args.quick},
             "scenarios": results.iter().map(Comparison::json).collect::<Vec<Value>>(),
         });
-        write_json_atomic(path, &doc)?;
+        write_json(path, &doc)?;
     }
     if let Some(path) = &args.doc {
         let setup = format!(

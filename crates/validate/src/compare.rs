@@ -264,7 +264,7 @@ pub fn rewrite_doc(path: &Path, section: &str, table: &str) -> Result<(), String
         return Err(format!("{}: `{end}` comes before `{begin}`", path.display()));
     }
     let new = format!("{}{begin}\n{table}{}", &text[..b], &text[e..]);
-    crate::runner::write_text_atomic(path, &new).map_err(|e| e.to_string())
+    crate::write_atomic(path, new.as_bytes())
 }
 
 #[cfg(test)]

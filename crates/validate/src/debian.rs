@@ -225,7 +225,7 @@ fn unpack(deb: &Path, dir: &Path) -> Result<(), String> {
         stack.push((name, true));
         stack.extend(deps.into_iter().filter(|m| !order.contains(&format!("{m}.ko"))).map(|m| (m, false)));
     }
-    crate::runner::write_text_atomic(&dir.join(ORDER_FILE), &(order.join("\n") + "\n")).map_err(|e| e.to_string())
+    crate::write_atomic(&dir.join(ORDER_FILE), (order.join("\n") + "\n").as_bytes())
 }
 
 /// The kernel of `family`: the newest cached one, else the newest package,

@@ -10,9 +10,8 @@ use super::compare::{self, Comparison, KernelRun};
 use super::debian::{self, Family, Kernel};
 use super::initramfs::{self, GuestPlan, Payload};
 use super::qemu::{self, ScratchDir};
-use super::scenarios::{self, Scenario};
-use super::{console, cpio, host, replay, stat, trace_of, Refused, ValidateArgs};
-use crate::runner::{write_json_atomic, UsageError};
+use super::scenarios::{self, Scale, Scenario};
+use super::{console, cpio, host, replay, stat, trace_of, write_json, Refused, UsageError, ValidateArgs};
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -51,7 +50,7 @@ struct Boot {
 
 /// `reclaimsim validate --kernel debian-*`.
 pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
-    let set = scenarios::select(&args.scenario, scenarios::guest(args.quick))
+    let set = scenarios::select(&args.scenario, scenarios::all(Scale::guest(args.quick), true))
         .map_err(|e| anyhow::Error::new(UsageError(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
     let modes: Vec<bool> = match args.lru_gen.as_deref() {
         None => vec![false, true],
@@ -108,7 +107,7 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
             "scenarios": boots.iter().map(|b| { let mut v = b.comparison.json(); v["lru_gen"] = json!(b.lru_gen); v["host_seconds"] = json!(b.host_seconds); v["cached"] = json!(b.cached); v }).collect::<Vec<Value>>(),
             "mglru_vs_classic": direction.iter().map(|d| json!({"scenario": d.scenario, "counter": "pswpout", "kernel_change": d.kernel, "sim_change": d.sim, "agrees": d.agrees()})).collect::<Vec<_>>(),
         });
-        write_json_atomic(path, &doc)?;
+        write_json(path, &doc)?;
     }
     if let Some(path) = &args.doc {
         let booted: Vec<&Boot> = boots.iter().filter(|b| !b.cached).collect();
@@ -232,7 +231,7 @@ fn boot_scenario(
     if !cached.exists() {
         std::fs::create_dir_all(cached.parent().expect("runs dir"))
             .map_err(|e| err(format!("{}: {e}", cached.display())))?;
-        crate::runner::write_text_atomic(&cached, &text)?;
+        crate::write_atomic(&cached, text.as_bytes()).map_err(err)?;
     }
     let stats_flush = if family.stale_stats {
         // Charges per poll: every first touch and every swap-in charges a page.
