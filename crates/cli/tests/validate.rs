@@ -271,11 +271,13 @@ fn interrupted_qemu_validation_cleans_up() {
 
 #[test]
 fn kernel_and_lru_gen_usage_errors() {
-    let out = reclaimsim(&["validate", "anon-seq", "--kernel", "debian-5.10"]);
+    let out = reclaimsim(&["validate", "anon-seq", "--kernel", "debian-4.19"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--kernel debian-5.10: expected host, debian-6.1, debian-6.12")
-    );
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--kernel debian-4.19: expected host, debian-5.10, debian-6.1, debian-6.12, debian-7.2"));
+    let out = reclaimsim(&["validate", "anon-seq", "--kernel", "debian-5.10", "--lru-gen", "on"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--lru-gen on: debian-5.10 has no MGLRU"));
     let out = reclaimsim(&["validate", "anon-seq", "--lru-gen", "on"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--lru-gen needs --kernel debian-*"));

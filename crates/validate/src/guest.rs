@@ -1,4 +1,4 @@
-//! `validate --kernel debian-6.1|debian-6.12`: the scenario runs inside a
+//! `validate --kernel debian-5.10|6.1|6.12|7.2`: the scenario runs inside a
 //! Debian kernel booted under qemu, MGLRU on or off, compared with the
 //! simulator under the matching profile (`v6.1-classic`, `v6.12-mglru`, ...).
 //!
@@ -53,6 +53,10 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     let set = scenarios::select(&args.scenario, scenarios::all(Scale::guest(args.quick), true))
         .map_err(|e| anyhow::Error::new(UsageError(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
     let modes: Vec<bool> = match args.lru_gen.as_deref() {
+        Some("on") if family.mglru.is_none() => {
+            return Err(UsageError(format!("--lru-gen on: {} has no MGLRU", family.name)).into())
+        }
+        None if family.mglru.is_none() => vec![false],
         None => vec![false, true],
         Some("on") => vec![true],
         Some("off") => vec![false],
@@ -99,7 +103,9 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     let total = started.elapsed().as_secs_f64();
     eprintln!("reclaimsim validate: {} boot(s) in {total:.0} s", boots.len());
     let direction = direction(&boots);
-    print!("\n{}", direction_text(&direction));
+    if !direction.is_empty() {
+        print!("\n{}", direction_text(&direction));
+    }
     let results: Vec<&Comparison> = boots.iter().map(|b| &b.comparison).collect();
     if let Some(path) = &args.json {
         let doc = json!({
@@ -128,7 +134,10 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
             if args.quick { ", --quick" } else { "" }
         );
         let command = format!("reclaimsim validate all --kernel {} --doc docs/validation.md", family.name);
-        let table = compare::markdown(&results, &command, &setup) + "\n" + &direction_markdown(&direction);
+        let mut table = compare::markdown(&results, &command, &setup);
+        if !direction.is_empty() {
+            table += &format!("\n{}", direction_markdown(&direction));
+        }
         compare::rewrite_doc(path, family.name, &table).map_err(err)?;
     }
     let missed: Vec<String> = results.iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
@@ -179,7 +188,7 @@ fn boot_scenario(
         limit_bytes: sc.limit_bytes,
         swappiness: sc.swappiness,
         swap_bytes: SWAP_BYTES,
-        lru_gen,
+        lru_gen: family.mglru.is_some().then_some(lru_gen),
         runs: args.reps + 1,
         modules: kernel.modules.iter().map(|m| file_name(m)).collect(),
     };
@@ -242,7 +251,7 @@ fn boot_scenario(
         0
     };
     let machine = replay::Machine {
-        profile: profile(family, lru_gen),
+        profile: family.profile(lru_gen),
         limit_bytes: sc.limit_bytes,
         swappiness: sc.swappiness,
         swap_kind: "zram",
@@ -277,16 +286,6 @@ fn on_off(b: bool) -> &'static str {
         "on"
     } else {
         "off"
-    }
-}
-
-/// The simulator profile for `family` with `lru_gen`.
-pub fn profile(family: &Family, lru_gen: bool) -> &'static str {
-    match (family.profile, lru_gen) {
-        ("v6.1", false) => "v6.1-classic",
-        ("v6.1", true) => "v6.1-mglru",
-        (_, false) => "v6.12-classic",
-        (_, true) => "v6.12-mglru",
     }
 }
 

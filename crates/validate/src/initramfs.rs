@@ -23,8 +23,8 @@ pub struct GuestPlan {
     pub swappiness: u32,
     /// zram disk size.
     pub swap_bytes: u64,
-    /// `/sys/kernel/mm/lru_gen/enabled`: `y` or `n`.
-    pub lru_gen: bool,
+    /// `/sys/kernel/mm/lru_gen/enabled`: `y` or `n`; `None`: the kernel has no MGLRU.
+    pub lru_gen: Option<bool>,
     /// Driver runs in this boot (the first is discarded by the caller).
     pub runs: u32,
     /// Module file names under `/modules`, in load order.
@@ -46,13 +46,16 @@ pub fn init_script(p: &GuestPlan) -> String {
     }
     s += &format!("echo {} > /sys/block/zram0/disksize || fail zram disksize\n", p.swap_bytes);
     s += "mkswap /dev/zram0 > /dev/null || fail mkswap\nswapon /dev/zram0 || fail swapon\n";
-    s += &format!("echo {} > /sys/kernel/mm/lru_gen/enabled || fail lru_gen\n", if p.lru_gen { "y" } else { "n" });
+    if let Some(on) = p.lru_gen {
+        s += &format!("echo {} > /sys/kernel/mm/lru_gen/enabled || fail lru_gen\n", if on { "y" } else { "n" });
+    }
     s += "echo never > /sys/kernel/mm/transparent_hugepage/enabled\n";
     s += &format!("echo {} > /proc/sys/vm/swappiness || fail swappiness\n", p.swappiness);
     s += "mount -t cgroup2 none /sys/fs/cgroup || fail cgroup2\n";
     s += "echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail memory controller\n";
     s += "exec > /dev/ttyS1 2>&1\n";
-    s += "echo \"@guest kernel=$(uname -r) lru_gen=$(cat /sys/kernel/mm/lru_gen/enabled) page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness)\"\n";
+    let lru_gen = if p.lru_gen.is_some() { "$(cat /sys/kernel/mm/lru_gen/enabled)" } else { "none" };
+    s += &format!("echo \"@guest kernel=$(uname -r) lru_gen={lru_gen} page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness)\"\n");
     // The poller reads memory.stat every millisecond without forking (pitfall 1:
     // reading it flushes the group's statistics); it counts its reads.
     s += &format!("poll() {{ n=0; trap 'echo $n > /tmp/polls; exit 0' TERM; while :; do read -r x < {GROUP}/memory.stat; n=$((n+1)); usleep 1000; done; }}\n");
@@ -177,7 +180,7 @@ mod tests {
             limit_bytes: 64 << 20,
             swappiness: 60,
             swap_bytes: 1 << 30,
-            lru_gen: true,
+            lru_gen: Some(true),
             runs: 3,
             modules: vec!["zsmalloc.ko".into(), "zram.ko".into()],
         }
@@ -214,8 +217,11 @@ mod tests {
         for w in order.windows(2) {
             assert!(pos(w[0]) < pos(w[1]), "`{}` must come before `{}`", w[0], w[1]);
         }
-        let off = init_script(&GuestPlan { lru_gen: false, ..plan() });
+        let off = init_script(&GuestPlan { lru_gen: Some(false), ..plan() });
         assert!(off.contains("echo n > /sys/kernel/mm/lru_gen/enabled"));
+        let none = init_script(&GuestPlan { lru_gen: None, ..plan() });
+        assert!(!none.contains("/sys/kernel/mm/lru_gen"), "a kernel without MGLRU: {none}");
+        assert!(none.contains("lru_gen=none page_cluster="));
     }
 
     #[test]

@@ -7,13 +7,14 @@
 //! the simulator replays the trace on a machine configured the same way; the
 //! two are printed side by side with the relative error per counter.
 //!
-//! `--kernel debian-6.1|debian-6.12` runs the anon scenarios inside that
+//! `--kernel debian-5.10|6.1|6.12|7.2` runs the anon scenarios inside that
 //! Debian kernel under qemu instead, MGLRU on and off ([`guest`]).
 //!
 //! The kernel-side workload is the running executable's `driver run`
 //! subcommand (the `reclaimsim` binary, which parses these arguments and
 //! calls [`validate`]).
 
+mod apt;
 mod compare;
 mod console;
 mod cpio;
@@ -103,7 +104,7 @@ pub struct ValidateArgs {
     /// Use a swap file even when /dev/zram0 is free.
     #[arg(long)]
     pub swap_file: bool,
-    /// The kernel: `host` (the running one), or `debian-6.1` / `debian-6.12`
+    /// The kernel: `host` (the running one), or `debian-5.10`, `debian-6.1`, `debian-6.12`, `debian-7.2`
     /// booted under qemu (anon scenarios; the package is fetched and cached).
     #[arg(long, default_value = "host")]
     pub kernel: String,
