@@ -210,6 +210,36 @@ fn debian_kernel_under_qemu_matches_and_leaves_nothing_behind() {
     assert_eq!(counter("pgscan_kswapd")["kernel_mean"].as_f64().unwrap(), 0.0, "limit reclaim only");
 }
 
+/// The deterministic guest: the same scenario booted twice (`--fresh`: no
+/// cached report) gives the same kernel counters, every `/proc/vmstat` delta
+/// and `memory.stat` entry (opt-in: `RECLAIMSIM_KERNEL_TESTS=qemu`).
+#[test]
+fn a_qemu_scenario_booted_twice_gives_identical_counters() {
+    let Some(_one) = kernel_test("qemu") else { return };
+    let boot = |n: u32| {
+        let path = std::env::temp_dir().join(format!("reclaimsim-validate-twice-{}-{n}.json", std::process::id()));
+        let args =
+            ["validate", "hotcold", "--kernel", "debian-6.12", "--lru-gen", "on", "--quick", "--fresh", "--json"];
+        let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).arg(&path).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if out.status.code() == Some(3) {
+            eprintln!("skipped: {}", stderr.trim());
+            return None;
+        }
+        assert!(out.status.success(), "{stderr}");
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(doc["scenarios"][0]["cached"], false, "--fresh boots");
+        Some(doc["scenarios"][0]["kernel_runs"][0].clone())
+    };
+    let Some(first) = boot(1) else { return };
+    let second = boot(2).expect("the first boot ran");
+    assert!(first["vmstat_delta"]["pswpin"].as_u64().unwrap() > 1000, "the scenario reclaims: {first}");
+    assert_eq!(first["vmstat_delta"], second["vmstat_delta"]);
+    assert_eq!(first["memory_stat"], second["memory_stat"]);
+    assert_eq!(first["polls"], second["polls"]);
+}
+
 /// Scratch directories of the validate process `pid` still on disk.
 fn leftovers(pid: u32) -> Vec<std::path::PathBuf> {
     let prefix = format!("reclaimsim-guest.{pid}.");
