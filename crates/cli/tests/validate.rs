@@ -208,6 +208,25 @@ fn debian_kernel_under_qemu_matches_and_leaves_nothing_behind() {
         assert!(counter(name)["within"].as_bool().unwrap(), "{name}: {}", counter(name));
     }
     assert_eq!(counter("pgscan_kswapd")["kernel_mean"].as_f64().unwrap(), 0.0, "limit reclaim only");
+    // zram's compression as measured in the guest: orig / compr of mm_stat after the last access.
+    let mm_stat: Vec<f64> = s["kernel_runs"][0]["zram_mm_stat"]
+        .as_str()
+        .expect("the driver read zram's mm_stat")
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert!(mm_stat[0] >= 8.0 * 1048576.0, "at least the 8M over the 16M limit is in zram: {mm_stat:?}");
+    let setting = |key: &str| {
+        s["sim_settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str()?.strip_prefix(key))
+            .last()
+            .map(str::to_string)
+    };
+    let ratio: f64 = setting("zram.comp_ratio=").expect("comp_ratio set from mm_stat").parse().unwrap();
+    assert!((ratio - mm_stat[0] / mm_stat[1]).abs() < 0.01 * ratio, "{ratio} vs {mm_stat:?}");
 }
 
 /// The deterministic guest: the same scenario booted twice (`--fresh`: no

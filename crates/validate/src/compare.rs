@@ -59,6 +59,16 @@ pub struct KernelRun {
     pub wall_seconds: f64,
     /// `memory.stat` reads by the poller during the run.
     pub polls: u64,
+    /// `/sys/block/zram0/mm_stat` after the driver's last access (swap on zram).
+    pub zram_mm_stat: Option<String>,
+}
+
+impl KernelRun {
+    /// The `snapshot /sys/block/zram0/mm_stat ...` line of the driver's output.
+    pub fn zram_snapshot(driver_output: &str) -> Option<String> {
+        let prefix = format!("snapshot {} ", crate::ZRAM_MM_STAT);
+        driver_output.lines().find_map(|l| l.strip_prefix(&prefix).map(str::to_string))
+    }
 }
 
 impl KernelRun {
@@ -208,7 +218,7 @@ impl Comparison {
             "sim_profile": self.machine.profile,
             "sim_wall_seconds": self.sim_seconds,
             "sim_virtual_seconds": self.sim_virtual_s,
-            "kernel_runs": self.runs.iter().map(|r| json!({"wall_seconds": r.wall_seconds, "polls": r.polls, "vmstat_delta": r.vmstat, "memory_stat": r.memcg})).collect::<Vec<_>>(),
+            "kernel_runs": self.runs.iter().map(|r| json!({"wall_seconds": r.wall_seconds, "polls": r.polls, "vmstat_delta": r.vmstat, "memory_stat": r.memcg, "zram_mm_stat": r.zram_mm_stat})).collect::<Vec<_>>(),
             "counters": self.rows.iter().map(|r| json!({
                 "name": r.name, "criterion": r.criterion, "kernel": r.kernel, "kernel_mean": r.kernel_mean(),
                 "kernel_spread": r.spread(), "sim": r.sim, "rel_error": r.rel_error(), "within": r.ok(),

@@ -234,6 +234,7 @@ fn boot_scenario(
                 memcg: r.memory_stat.clone(),
                 wall_seconds: r.seconds,
                 polls: r.polls,
+                zram_mm_stat: KernelRun::zram_snapshot(&r.driver),
             });
         }
     }
@@ -260,6 +261,10 @@ fn boot_scenario(
         page_cluster: report.info.get("page_cluster").and_then(|v| v.parse().ok()).unwrap_or(3),
         vma_ra: true,
         stats_flush,
+        measured: match runs.last().and_then(|r| r.zram_mm_stat.as_deref()) {
+            Some(mm_stat) => replay::zram_settings(mm_stat).map_err(err)?,
+            None => Vec::new(),
+        },
         extra: args.sim_settings()?,
     };
     let sim_started = Instant::now();

@@ -64,7 +64,11 @@ pub fn init_script(p: &GuestPlan) -> String {
     s += "  echo 1 > /proc/sys/vm/stat_refresh 2> /dev/null\n";
     s += "  echo \"@run $run\"\n  echo @section vmstat_before\n  cat /proc/vmstat\n";
     s += "  start=$(cut -d' ' -f1 /proc/uptime)\n  poll &\n  poller=$!\n";
-    s += &format!("  {GUEST_EXE} driver run '{}' --cgroup $G > /tmp/out 2>&1\n  status=$?\n", p.pattern);
+    s += &format!(
+        "  {GUEST_EXE} driver run '{}' --cgroup $G --snapshot {} > /tmp/out 2>&1\n  status=$?\n",
+        p.pattern,
+        crate::ZRAM_MM_STAT
+    );
     s += "  end=$(cut -d' ' -f1 /proc/uptime)\n  kill $poller\n  wait $poller\n";
     s += "  echo 1 > /proc/sys/vm/stat_refresh 2> /dev/null\n";
     s += "  echo @section vmstat_after\n  cat /proc/vmstat\n  echo @section memory_stat\n  cat $G/memory.stat\n";
@@ -198,7 +202,9 @@ mod tests {
         assert!(s.contains("echo 60 > /proc/sys/vm/swappiness"));
         assert!(s.contains("while [ $run -lt 3 ]; do"));
         assert!(s.contains("mkdir $G && echo 67108864 > $G/memory.max"));
-        assert!(s.contains("/bin/reclaimsim driver run 'anon-seq:anon=96M,passes=4' --cgroup $G"));
+        assert!(s.contains(
+            "/bin/reclaimsim driver run 'anon-seq:anon=96M,passes=4' --cgroup $G --snapshot /sys/block/zram0/mm_stat"
+        ));
         // The report order the console parser expects.
         let order = [
             "@run $run",

@@ -135,6 +135,9 @@ impl ValidateArgs {
     }
 }
 
+/// zram's statistics; the driver reads them after its last access (`--snapshot`).
+const ZRAM_MM_STAT: &str = "/sys/block/zram0/mm_stat";
+
 /// KERNEL/SIM: swap created for validation (zram disksize or swap file size).
 const SWAP_BYTES: u64 = 1 << 30;
 /// The host kernel (6.x, classic LRU) matches this simulator profile.
@@ -193,6 +196,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             page_cluster,
             vma_ra,
             stats_flush: 0,
+            measured: Vec::new(),
             extra: args.sim_settings()?,
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
@@ -264,6 +268,9 @@ fn run_scenario(
     let charges: u64 = runs.iter().map(|r| r.memcg.get("pgpgin").copied().unwrap_or(0)).sum();
     let polls: u64 = runs.iter().map(|r| r.polls).sum();
     machine.stats_flush = stats_flush.unwrap_or(charges / polls.max(1)).max(1);
+    if let Some(mm_stat) = runs.last().and_then(|r| r.zram_mm_stat.as_deref()) {
+        machine.measured = replay::zram_settings(mm_stat).map_err(err)?;
+    }
     let started = Instant::now();
     let report = replay::simulate(&machine, trace).map_err(err)?;
     Ok(Comparison::new(sc.clone(), machine, runs, report, started.elapsed().as_secs_f64()))
@@ -296,6 +303,9 @@ fn kernel_run(
     if let Some(f) = &file {
         cmd.args(["--file", f.to_str().expect("UTF-8 path")]);
     }
+    if matches!(host.swap, Some(host::SwapDev::Zram)) {
+        cmd.args(["--snapshot", ZRAM_MM_STAT]);
+    }
     let started = Instant::now();
     let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
     let waited = host::wait_child(child);
@@ -322,5 +332,6 @@ fn kernel_run(
         )));
     }
     eprintln!("reclaimsim validate: {} rep {rep}: {wall:.2} s, {polls} memory.stat polls", sc.name);
-    Ok(KernelRun { vmstat: stat::delta(&before, &after), memcg, wall_seconds: wall, polls })
+    let zram_mm_stat = KernelRun::zram_snapshot(&out);
+    Ok(KernelRun { vmstat: stat::delta(&before, &after), memcg, wall_seconds: wall, polls, zram_mm_stat })
 }

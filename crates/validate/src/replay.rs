@@ -48,6 +48,8 @@ pub struct Machine {
     pub vma_ra: bool,
     /// `memcg.stats_flush`: charges between the group's statistics flushes.
     pub stats_flush: u64,
+    /// Settings measured on the kernel side (zram's compression, [`zram_settings`]).
+    pub measured: Vec<(String, String)>,
     /// `--set KEY=VALUE` overrides from the command line, applied last.
     pub extra: Vec<(String, String)>,
 }
@@ -67,9 +69,36 @@ impl Machine {
             ("swap_ra".into(), self.swap_ra.to_string()),
             ("memcg.stats_flush".into(), self.stats_flush.to_string()),
         ];
+        v.extend(self.measured.iter().cloned());
         v.extend(self.extra.iter().cloned());
         v
     }
+}
+
+/// `zram.comp_ratio` and `zram.same_filled_pct` from `/sys/block/zram0/mm_stat`
+/// (`orig_data_size compr_data_size mem_used_total mem_limit mem_used_max
+/// same_pages ...`) read while the workload's pages were stored: same-filled
+/// pages take no pool memory, the others compress `orig / compr` on average.
+/// Nothing where zram held no pages.
+pub fn zram_settings(mm_stat: &str) -> Result<Vec<(String, String)>, String> {
+    let f: Vec<u64> = mm_stat
+        .split_whitespace()
+        .map(|w| w.parse().map_err(|_| format!("zram mm_stat `{}`: `{w}` is not a number", mm_stat.trim())))
+        .collect::<Result<_, _>>()?;
+    let [orig, compr, _, _, _, same, ..] = f[..] else {
+        return Err(format!("zram mm_stat `{}`: expected at least 6 fields", mm_stat.trim()));
+    };
+    let stored = orig / mm::PAGE_SIZE;
+    if stored == 0 {
+        return Ok(Vec::new());
+    }
+    let mut v = vec![("zram.same_filled_pct".to_string(), format!("{:.2}", same as f64 * 100.0 / stored as f64))];
+    let compressed = (stored - same.min(stored)) * mm::PAGE_SIZE;
+    if compr > 0 && compressed > 0 {
+        let ratio = (compressed as f64 / compr as f64).clamp(1.0, 4096.0);
+        v.insert(0, ("zram.comp_ratio".to_string(), format!("{ratio:.2}")));
+    }
+    Ok(v)
 }
 
 /// Runs `trace` on `machine`; the report carries the memcg's memory.stat.
@@ -83,4 +112,25 @@ pub fn simulate(machine: &Machine, trace: Trace) -> Result<RunReport, String> {
     let file = (trace.file_pages > 0).then(|| b.add_file(trace.file_pages));
     b.add_thread("driver", Box::new(TraceProgram { ops: trace.ops, next: 0, region, file }));
     b.build().run(&mut |_| {}).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zram_ratio_from_mm_stat() {
+        // 1000 pages stored, 200 of them zero-filled, 800 in 64000 bytes.
+        let s = zram_settings("4096000 64000 90112 0 90112 200 0 0 0\n").unwrap();
+        assert_eq!(s, [("zram.comp_ratio".into(), "51.20".into()), ("zram.same_filled_pct".into(), "20.00".into())]);
+        assert!(zram_settings("0 0 0 0 0 0 0 0").unwrap().is_empty());
+        let all_same = zram_settings("40960 0 0 0 0 10 0 0").unwrap();
+        assert_eq!(all_same, [("zram.same_filled_pct".to_string(), "100.00".to_string())]);
+        assert!(zram_settings("1 2 3").unwrap_err().contains("expected at least 6 fields"));
+        assert!(zram_settings("1 x 3 4 5 6").unwrap_err().contains("`x` is not a number"));
+        let mut cfg = engine::Config::for_profile("v6.2").unwrap();
+        for (k, v) in &s {
+            cfg.set(k, v).unwrap();
+        }
+    }
 }
