@@ -221,8 +221,8 @@ fn debian_kernel_under_qemu_matches_and_leaves_nothing_behind() {
             .as_array()
             .unwrap()
             .iter()
-            .filter_map(|v| v.as_str()?.strip_prefix(key))
-            .last()
+            .rev()
+            .find_map(|v| v.as_str()?.strip_prefix(key))
             .map(str::to_string)
     };
     let ratio: f64 = setting("zram.comp_ratio=").expect("comp_ratio set from mm_stat").parse().unwrap();
