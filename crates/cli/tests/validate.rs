@@ -259,6 +259,37 @@ fn a_qemu_scenario_booted_twice_gives_identical_counters() {
     assert_eq!(first["polls"], second["polls"]);
 }
 
+/// Global reclaim in a small guest (no memory group): kswapd and direct
+/// reclaim both run in the kernel, and the simulator starts from the guest's
+/// reported state (opt-in: `RECLAIMSIM_KERNEL_TESTS=qemu`).
+#[test]
+fn global_reclaim_in_the_guest_runs_kswapd_and_direct_reclaim() {
+    let Some(_one) = kernel_test("qemu") else { return };
+    let path = std::env::temp_dir().join(format!("reclaimsim-validate-global-{}.json", std::process::id()));
+    let args = ["validate", "global-zipf", "--kernel", "debian-6.12", "--lru-gen", "off", "--quick", "--json"];
+    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(3) {
+        eprintln!("skipped: {}", stderr.trim());
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let s = &doc["scenarios"][0];
+    let kernel = |name: &str| {
+        s["counters"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["kernel_mean"].as_f64().unwrap()
+    };
+    for name in ["pgscan_kswapd", "pgsteal_kswapd", "pgscan_direct", "pgsteal_direct", "allocstall", "pswpout"] {
+        assert!(kernel(name) > 0.0, "{name} did not run in the guest: {}", s["counters"]);
+    }
+    let start = &s["kernel_runs"][0]["start"];
+    let settings: Vec<&str> = s["sim_settings"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(settings.contains(&format!("vm.min_free_kbytes={}", start["min_free_kbytes"]).as_str()), "{settings:?}");
+    assert!(!settings.iter().any(|k| k.starts_with("memcg.")), "{settings:?}");
+    assert!(start["MemFree"].as_u64().unwrap() < start["MemTotal"].as_u64().unwrap());
+}
+
 /// Scratch directories of the validate process `pid` still on disk.
 fn leftovers(pid: u32) -> Vec<std::path::PathBuf> {
     let prefix = format!("reclaimsim-guest.{pid}.");
@@ -332,5 +363,5 @@ fn kernel_and_lru_gen_usage_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--lru-gen needs --kernel debian-*"));
     let out = reclaimsim(&["validate", "file-seq", "--kernel", "debian-6.12"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scenario `file-seq`; scenarios: all, anon-seq, anon-zipf, hotcold (a guest kernel runs the anon scenarios only)"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scenario `file-seq`; scenarios: all, anon-seq, anon-zipf, hotcold, global-hotcold, global-zipf (a guest kernel runs the anon scenarios only)"), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -186,6 +186,7 @@ fn boot_scenario(
     let plan = GuestPlan {
         pattern: sc.pattern.clone(),
         limit_bytes: sc.limit_bytes,
+        global_ram_mb: sc.global_ram_mb,
         swappiness: sc.swappiness,
         swap_bytes: SWAP_BYTES,
         lru_gen: family.mglru.is_some().then_some(lru_gen),
@@ -208,7 +209,8 @@ fn boot_scenario(
         _ => {
             let archive = cpio::archive(&initramfs::entries(&plan, payload).map_err(err)?);
             let scratch = ScratchDir::new(&format!("boot{n}")).map_err(err)?;
-            qemu::boot(qemu, &kernel.image, &archive, &scratch, BOOT_TIMEOUT)
+            let memory_mb = sc.global_ram_mb.unwrap_or(qemu::GUEST_MB);
+            qemu::boot(qemu, &kernel.image, &archive, memory_mb, &scratch, BOOT_TIMEOUT)
                 .map_err(|e| err(format!("{label}: {e}")))?
         }
     };
@@ -235,6 +237,7 @@ fn boot_scenario(
                 wall_seconds: r.seconds,
                 polls: r.polls,
                 zram_mm_stat: KernelRun::zram_snapshot(&r.driver),
+                start: r.start.clone(),
             });
         }
     }
@@ -243,7 +246,7 @@ fn boot_scenario(
             .map_err(|e| err(format!("{}: {e}", cached.display())))?;
         crate::write_atomic(&cached, text.as_bytes()).map_err(err)?;
     }
-    let stats_flush = if family.stale_stats {
+    let stats_flush = if family.stale_stats && sc.global_ram_mb.is_none() {
         // Charges per poll: every first touch and every swap-in charges a page.
         let charges: u64 =
             runs.iter().map(|r| trace.anon_pages as u64 + r.vmstat.get("pswpin").copied().unwrap_or(0)).sum();
@@ -266,6 +269,10 @@ fn boot_scenario(
             None => Vec::new(),
         },
         extra: args.sim_settings()?,
+        global: match (sc.global_ram_mb, runs.last()) {
+            (Some(_), Some(r)) => Some(replay::GlobalStart::from_stats(&r.start).map_err(err)?),
+            _ => None,
+        },
     };
     let sim_started = Instant::now();
     let sim = replay::simulate(&machine, trace).map_err(err)?;

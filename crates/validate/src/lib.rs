@@ -198,6 +198,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             stats_flush: 0,
             measured: Vec::new(),
             extra: args.sim_settings()?,
+            global: None,
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());
@@ -333,5 +334,12 @@ fn kernel_run(
     }
     eprintln!("reclaimsim validate: {} rep {rep}: {wall:.2} s, {polls} memory.stat polls", sc.name);
     let zram_mm_stat = KernelRun::zram_snapshot(&out);
-    Ok(KernelRun { vmstat: stat::delta(&before, &after), memcg, wall_seconds: wall, polls, zram_mm_stat })
+    Ok(KernelRun {
+        vmstat: stat::delta(&before, &after),
+        memcg,
+        wall_seconds: wall,
+        polls,
+        zram_mm_stat,
+        start: stat::Stats::new(),
+    })
 }
