@@ -78,10 +78,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("reclaimsim: error: {e:#}");
-            if e.downcast_ref::<runner::UsageError>().is_some() || e.downcast_ref::<validate::UsageError>().is_some() {
+            if e.downcast_ref::<runner::UsageError>().is_some() {
                 ExitCode::from(2)
-            } else if e.downcast_ref::<validate::Refused>().is_some() {
-                ExitCode::from(3)
+            } else if let Some(stop) = e.downcast_ref::<validate::Stop>() {
+                ExitCode::from(stop.exit_code())
             } else {
                 ExitCode::from(1)
             }

@@ -11,7 +11,7 @@ use super::debian::{self, Family, Kernel};
 use super::initramfs::{self, GuestPlan, Payload};
 use super::qemu::{self, ScratchDir};
 use super::scenarios::{self, Scale, Scenario};
-use super::{console, cpio, host, replay, stat, trace_of, write_json, Refused, UsageError, ValidateArgs};
+use super::{console, cpio, host, replay, stat, trace_of, write_json, Stop, ValidateArgs};
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -28,14 +28,14 @@ fn err(e: impl std::fmt::Display) -> anyhow::Error {
 }
 
 /// The statically linked busybox the guest runs.
-fn find_busybox() -> Result<PathBuf, Refused> {
+fn find_busybox() -> Result<PathBuf, Stop> {
     let found =
         ["/bin/busybox", "/usr/bin/busybox", "/usr/sbin/busybox"].iter().map(PathBuf::from).find(|p| p.is_file());
     let need = "needs a statically linked busybox (Debian: apt-get install busybox-static)";
-    let bb = found.ok_or_else(|| Refused(need.into()))?;
+    let bb = found.ok_or_else(|| Stop::Refused(need.into()))?;
     match initramfs::is_static(&bb) {
         Ok(true) => Ok(bb),
-        _ => Err(Refused(format!("{need}; {} is dynamically linked", bb.display()))),
+        _ => Err(Stop::Refused(format!("{need}; {} is dynamically linked", bb.display()))),
     }
 }
 
@@ -51,24 +51,25 @@ struct Boot {
 /// `reclaimsim validate --kernel debian-*`.
 pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     let set = scenarios::select(&args.scenario, scenarios::all(Scale::guest(args.quick), true))
-        .map_err(|e| anyhow::Error::new(UsageError(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
+        .map_err(|e| anyhow::Error::new(Stop::Usage(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
     let modes: Vec<bool> = match args.lru_gen.as_deref() {
         Some("on") if family.mglru.is_none() => {
-            return Err(UsageError(format!("--lru-gen on: {} has no MGLRU", family.name)).into())
+            return Err(Stop::Usage(format!("--lru-gen on: {} has no MGLRU", family.name)).into())
         }
         None if family.mglru.is_none() => vec![false],
         None => vec![false, true],
         Some("on") => vec![true],
         Some("off") => vec![false],
-        Some(other) => return Err(UsageError(format!("--lru-gen {other}: expected on or off")).into()),
+        Some(other) => return Err(Stop::Usage(format!("--lru-gen {other}: expected on or off")).into()),
     };
-    let qemu = qemu::find_qemu()
-        .ok_or_else(|| Refused(format!("needs {} on PATH (Debian: apt-get install qemu-system-x86)", qemu::QEMU)))?;
+    let qemu = qemu::find_qemu().ok_or_else(|| {
+        Stop::Refused(format!("needs {} on PATH (Debian: apt-get install qemu-system-x86)", qemu::QEMU))
+    })?;
     let busybox = find_busybox()?;
     host::catch_signals();
     let kernel = debian::fetch(family).map_err(|e| match host::check_interrupted() {
         Err(stop) => err(stop),
-        Ok(()) => Refused(format!("the {} kernel package is not available: {e}", family.name)).into(),
+        Ok(()) => Stop::Refused(format!("the {} kernel package is not available: {e}", family.name)).into(),
     })?;
     let exe = std::env::current_exe()?;
     let work = ScratchDir::new("driver").map_err(err)?;

@@ -41,29 +41,35 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// Validation cannot run on this machine (exit code 3; tests skip on it).
+/// Why validate stopped before a result, with the exit code it asks for.
 #[derive(Debug)]
-pub struct Refused(pub String);
+pub enum Stop {
+    /// Bad arguments (exit code 2).
+    Usage(String),
+    /// Validation cannot run on this machine (exit code 3; tests skip on it).
+    Refused(String),
+}
 
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "validate cannot run here: {}", self.0)
+impl Stop {
+    /// The process exit code.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Stop::Usage(_) => 2,
+            Stop::Refused(_) => 3,
+        }
     }
 }
 
-impl std::error::Error for Refused {}
-
-/// Bad arguments (exit code 2).
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
+impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Stop::Usage(why) => f.write_str(why),
+            Stop::Refused(why) => write!(f, "validate cannot run here: {why}"),
+        }
     }
 }
 
-impl std::error::Error for UsageError {}
+impl std::error::Error for Stop {}
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename.
 fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
@@ -123,13 +129,13 @@ pub struct ValidateArgs {
 
 impl ValidateArgs {
     /// The `--set` overrides as pairs.
-    fn sim_settings(&self) -> Result<Vec<(String, String)>, UsageError> {
+    fn sim_settings(&self) -> Result<Vec<(String, String)>, Stop> {
         self.set
             .iter()
             .map(|kv| {
                 kv.split_once('=')
                     .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .ok_or_else(|| UsageError(format!("--set {kv}: expected KEY=VALUE")))
+                    .ok_or_else(|| Stop::Usage(format!("--set {kv}: expected KEY=VALUE")))
             })
             .collect()
     }
@@ -150,22 +156,22 @@ fn err(e: impl fmt::Display) -> anyhow::Error {
 /// `reclaimsim validate`.
 pub fn validate(args: ValidateArgs) -> Result<()> {
     if args.reps == 0 {
-        return Err(UsageError("--reps must be at least 1".into()).into());
+        return Err(Stop::Usage("--reps must be at least 1".into()).into());
     }
     if args.kernel != "host" {
         let family = debian::Family::find(&args.kernel).ok_or_else(|| {
             let names: Vec<&str> = debian::FAMILIES.iter().map(|f| f.name).collect();
-            UsageError(format!("--kernel {}: expected host, {}", args.kernel, names.join(", ")))
+            Stop::Usage(format!("--kernel {}: expected host, {}", args.kernel, names.join(", ")))
         })?;
         return guest::validate(&args, family);
     }
     if args.lru_gen.is_some() {
-        return Err(UsageError("--lru-gen needs --kernel debian-*: the host kernel has no MGLRU".into()).into());
+        return Err(Stop::Usage("--lru-gen needs --kernel debian-*: the host kernel has no MGLRU".into()).into());
     }
     let set = scenarios::select(&args.scenario, scenarios::all(Scale::host(args.quick), false))
-        .map_err(|e| anyhow::Error::new(UsageError(e)))?;
+        .map_err(|e| anyhow::Error::new(Stop::Usage(e)))?;
     if let Some(why) = host::refusal() {
-        return Err(Refused(why).into());
+        return Err(Stop::Refused(why).into());
     }
     host::catch_signals();
     let driver_cpu = if host::nr_cpus() > 1 { 1 } else { 0 };
