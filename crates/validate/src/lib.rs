@@ -8,7 +8,8 @@
 //! two are printed side by side with the relative error per counter.
 //!
 //! `--kernel debian-5.10|6.1|6.12|7.2` runs the anon scenarios inside that
-//! Debian kernel under qemu instead, MGLRU on and off ([`guest`]).
+//! Debian kernel under qemu instead, MGLRU on and off, and the global-reclaim
+//! scenarios (no group, a small guest) besides ([`guest`]).
 //!
 //! The kernel-side workload is the running executable's `driver run`
 //! subcommand (the `reclaimsim` binary, which parses these arguments and
@@ -89,7 +90,8 @@ fn write_json(path: &std::path::Path, value: &Value) -> Result<()> {
 /// Arguments of `validate`.
 #[derive(Args, Debug, Clone)]
 pub struct ValidateArgs {
-    /// Scenario name, or `all` (anon-seq, anon-zipf, hotcold, file-seq, file-zipf, mixed-sw{0,60,100,200}).
+    /// Scenario name, or `all` (anon-seq, anon-zipf, hotcold, file-seq, file-zipf, mixed-sw{0,60,100,200};
+    /// with --kernel debian-*: the anon ones and global-hotcold, global-zipf).
     pub scenario: String,
     /// Kernel runs per scenario (the simulator runs once: it is deterministic).
     #[arg(long, default_value_t = 1)]
