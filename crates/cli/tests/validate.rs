@@ -230,15 +230,15 @@ fn debian_kernel_under_qemu_matches_and_leaves_nothing_behind() {
 }
 
 /// The deterministic guest: the same scenario booted twice (`--fresh`: no
-/// cached report) gives the same kernel counters, every `/proc/vmstat` delta
-/// and `memory.stat` entry (opt-in: `RECLAIMSIM_KERNEL_TESTS=qemu`).
+/// cached report) gives the same kernel counters, every `/proc/vmstat` delta,
+/// `memory.stat` entry and starting state; a memory-group scenario on 6.12 and
+/// a global one on 6.1, both with MGLRU (opt-in: `RECLAIMSIM_KERNEL_TESTS=qemu`).
 #[test]
 fn a_qemu_scenario_booted_twice_gives_identical_counters() {
     let Some(_one) = kernel_test("qemu") else { return };
-    let boot = |n: u32| {
+    let boot = |scenario: &str, kernel: &str, n: u32| {
         let path = std::env::temp_dir().join(format!("reclaimsim-validate-twice-{}-{n}.json", std::process::id()));
-        let args =
-            ["validate", "hotcold", "--kernel", "debian-6.12", "--lru-gen", "on", "--quick", "--fresh", "--json"];
+        let args = ["validate", scenario, "--kernel", kernel, "--lru-gen", "on", "--quick", "--fresh", "--json"];
         let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).arg(&path).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         if out.status.code() == Some(3) {
@@ -251,12 +251,14 @@ fn a_qemu_scenario_booted_twice_gives_identical_counters() {
         assert_eq!(doc["scenarios"][0]["cached"], false, "--fresh boots");
         Some(doc["scenarios"][0]["kernel_runs"][0].clone())
     };
-    let Some(first) = boot(1) else { return };
-    let second = boot(2).expect("the first boot ran");
-    assert!(first["vmstat_delta"]["pswpin"].as_u64().unwrap() > 1000, "the scenario reclaims: {first}");
-    assert_eq!(first["vmstat_delta"], second["vmstat_delta"]);
-    assert_eq!(first["memory_stat"], second["memory_stat"]);
-    assert_eq!(first["polls"], second["polls"]);
+    for (scenario, kernel) in [("hotcold", "debian-6.12"), ("global-hotcold", "debian-6.1")] {
+        let Some(first) = boot(scenario, kernel, 1) else { return };
+        let second = boot(scenario, kernel, 2).expect("the first boot ran");
+        assert!(first["vmstat_delta"]["pswpin"].as_u64().unwrap() > 1000, "{scenario} reclaims: {first}");
+        for part in ["vmstat_delta", "memory_stat", "start", "polls"] {
+            assert_eq!(first[part], second[part], "{scenario} on {kernel}: {part}");
+        }
+    }
 }
 
 /// Global reclaim in a small guest (no memory group): kswapd and direct
