@@ -9,7 +9,6 @@ mod reproduce;
 mod runner;
 mod sweep;
 mod trace_cmd;
-mod validate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -76,8 +75,8 @@ fn main() -> ExitCode {
             eprintln!("reclaimsim: error: {e:#}");
             if e.downcast_ref::<runner::UsageError>().is_some() {
                 ExitCode::from(2)
-            } else if e.downcast_ref::<validate::Refused>().is_some() {
-                ExitCode::from(3)
+            } else if let Some(stop) = e.downcast_ref::<validate::Stop>() {
+                ExitCode::from(stop.exit_code())
             } else {
                 ExitCode::from(1)
             }

@@ -1,7 +1,7 @@
 //! The driver's command line, shared by `reclaimsim-driver` and `reclaimsim driver`.
 //!
 //! ```text
-//! reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N]
+//! reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]
 //! reclaimsim-driver dry PATTERN [--out FILE]
 //! reclaimsim-driver patterns
 //! ```
@@ -13,7 +13,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 /// How to call the driver.
-pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N]\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
+pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
 
 /// Runs the driver's command line (`args` without the program name).
 pub fn main(args: &[String]) -> Result<(), String> {
@@ -38,14 +38,18 @@ pub fn main(args: &[String]) -> Result<(), String> {
             ("run", "--cpu") => {
                 opts.cpu = Some(value.parse().map_err(|_| format!("--cpu {value}: expected a CPU number"))?)
             }
+            ("run", "--snapshot") => opts.snapshot = Some(value.into()),
             ("dry", "--out") => out = Some(value.into()),
             _ => return Err(format!("unknown option {flag} for {cmd}\n{USAGE}")),
         }
     }
     match cmd.as_str() {
         "run" => {
-            let (digest, n) = run_real(&pattern, &opts).map_err(|e| e.to_string())?;
-            println!("ops {n} digest {digest}");
+            let done = run_real(&pattern, &opts).map_err(|e| e.to_string())?;
+            println!("ops {} digest {}", done.ops, done.digest);
+            if let (Some(path), Some(text)) = (&opts.snapshot, &done.snapshot) {
+                println!("snapshot {} {}", path.display(), text.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
         }
         "dry" => {
             let sink: Box<dyn Write> = match &out {

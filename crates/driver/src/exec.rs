@@ -21,6 +21,20 @@ pub struct RealOpts {
     pub cgroup: Option<PathBuf>,
     /// A CPU to pin to.
     pub cpu: Option<usize>,
+    /// A file read after the last access while the pattern's pages are still
+    /// mapped (`/sys/block/zram0/mm_stat`: what zram holds of them).
+    pub snapshot: Option<PathBuf>,
+}
+
+/// What a real run did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Done {
+    /// The digest of the accesses made.
+    pub digest: Digest,
+    /// Their count.
+    pub ops: u64,
+    /// The text of [`RealOpts::snapshot`], read after the last access.
+    pub snapshot: Option<String>,
 }
 
 fn os_err(what: &str) -> io::Error {
@@ -99,8 +113,8 @@ fn pin_to(cpu: usize) -> io::Result<()> {
     Ok(())
 }
 
-/// Runs `p` for real; returns the digest of the accesses made and their count.
-pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<(Digest, u64)> {
+/// Runs `p` for real.
+pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
     let region = Region::new(p.anon_pages)?;
     let file = match (&opts.file, p.file_pages) {
         (_, 0) => None,
@@ -161,5 +175,33 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<(Digest, u64)> {
         }
     }
     std::hint::black_box(sink);
-    Ok((digest, n))
+    let snapshot = match &opts.snapshot {
+        Some(path) => Some(
+            std::fs::read_to_string(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    drop(region);
+    Ok(Done { digest, ops: n, snapshot })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_real_run_digests_its_accesses_and_reads_the_snapshot_after_them() {
+        let p = Pattern::parse("anon-seq:anon=64K,passes=2").unwrap();
+        let path = std::env::temp_dir().join(format!("reclaimsim-driver-snapshot-{}", std::process::id()));
+        std::fs::write(&path, "1 2 3\n").unwrap();
+        let done = run_real(&p, &RealOpts { snapshot: Some(path.clone()), ..RealOpts::default() }).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let mut want = Digest::default();
+        p.ops().for_each(|op| want.add(op));
+        assert_eq!((done.digest, done.ops), (want, 32));
+        assert_eq!(done.snapshot.as_deref(), Some("1 2 3\n"));
+        assert_eq!(run_real(&p, &RealOpts::default()).unwrap().snapshot, None);
+        let missing = RealOpts { snapshot: Some("/nonexistent/mm_stat".into()), ..RealOpts::default() };
+        assert!(run_real(&p, &missing).unwrap_err().to_string().starts_with("/nonexistent/mm_stat: "));
+    }
 }

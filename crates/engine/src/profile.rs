@@ -87,6 +87,13 @@ pub const PROFILES: &[Profile] = &[
         patches: &[],
     },
     Profile {
+        name: "v5.10",
+        summary: "validate --kernel debian-5.10: the 2020 LTS, classic LRU only (no lru_gen), anon workingset detection",
+        kernel: v(5, 10),
+        lru: "classic",
+        patches: &[],
+    },
+    Profile {
         name: "v6.1-classic",
         summary: "seed 002 baseline: v6.1 with lru_gen off (classic two-list LRU, refault-cost balance)",
         kernel: v(6, 1),
@@ -118,6 +125,20 @@ pub const PROFILES: &[Profile] = &[
         name: "v6.12-mglru",
         summary: "validate --kernel debian-6.12, lru_gen on (enabled=0x0007); the 6.14 refault/tier rework is not in 6.12",
         kernel: v(6, 12),
+        lru: "mglru",
+        patches: &[],
+    },
+    Profile {
+        name: "v7.2-classic",
+        summary: "validate --kernel debian-7.2, lru_gen off: classic LRU",
+        kernel: v(7, 2),
+        lru: "classic",
+        patches: &[],
+    },
+    Profile {
+        name: "v7.2-mglru",
+        summary: "validate --kernel debian-7.2, lru_gen on (enabled=0x0007): with the 6.14 refault/tier rework",
+        kernel: v(7, 2),
         lru: "mglru",
         patches: &[],
     },
@@ -190,6 +211,10 @@ mod tests {
         assert_eq!(get("v6.12-classic", "lru_balance"), "weighted-cost");
         assert_eq!(get("v6.1-mglru", "mglru_6_12"), "0");
         assert_eq!(get("v6.12-mglru", "mglru_6_12"), "1");
+        assert_eq!(get("v6.12-mglru", "mglru_rework"), "0");
+        assert_eq!(get("v7.2-mglru", "mglru_rework"), "1");
+        assert_eq!(get("v5.10", "swapin_workingset"), "1");
+        assert_eq!(get("v5.10", "dirty_throttle"), "stall");
         // Posted series differ from their release in their own settings only.
         assert_eq!(get("v4.6-lrucost", "lru_balance"), "rfc-2016");
         assert_eq!(get("v4.6-lrucost", "file_ratio_1to1"), "1");

@@ -337,7 +337,10 @@ mod tests {
     fn errors_name_the_key_and_expectation() {
         let mut c = Config::default();
         let e = c.set("vm.swapiness", "1").unwrap_err();
-        assert!(e.to_string().starts_with("unknown setting `vm.swapiness`; valid settings: memory, memory.reserved, swap,"), "{e}");
+        assert!(
+            e.to_string().starts_with("unknown setting `vm.swapiness`; valid settings: memory, memory.reserved, swap,"),
+            "{e}"
+        );
         let e = c.set("vm.swappiness", "201").unwrap_err();
         assert_eq!(e.to_string(), "bad value `201` for `vm.swappiness`: expected an integer in 0..=200");
         let e = c.set("swap", "floppy:1G").unwrap_err();

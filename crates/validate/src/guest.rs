@@ -1,4 +1,4 @@
-//! `validate --kernel debian-6.1|debian-6.12`: the scenario runs inside a
+//! `validate --kernel debian-5.10|6.1|6.12|7.2`: the scenario runs inside a
 //! Debian kernel booted under qemu, MGLRU on or off, compared with the
 //! simulator under the matching profile (`v6.1-classic`, `v6.12-mglru`, ...).
 //!
@@ -10,9 +10,8 @@ use super::compare::{self, Comparison, KernelRun};
 use super::debian::{self, Family, Kernel};
 use super::initramfs::{self, GuestPlan, Payload};
 use super::qemu::{self, ScratchDir};
-use super::scenarios::{self, Scenario};
-use super::{console, cpio, host, replay, stat, trace_of, Refused, ValidateArgs};
-use crate::runner::{write_json_atomic, UsageError};
+use super::scenarios::{self, Scale, Scenario};
+use super::{console, cpio, host, replay, stat, trace_of, write_json, Stop, ValidateArgs};
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -29,14 +28,14 @@ fn err(e: impl std::fmt::Display) -> anyhow::Error {
 }
 
 /// The statically linked busybox the guest runs.
-fn find_busybox() -> Result<PathBuf, Refused> {
+fn find_busybox() -> Result<PathBuf, Stop> {
     let found =
         ["/bin/busybox", "/usr/bin/busybox", "/usr/sbin/busybox"].iter().map(PathBuf::from).find(|p| p.is_file());
     let need = "needs a statically linked busybox (Debian: apt-get install busybox-static)";
-    let bb = found.ok_or_else(|| Refused(need.into()))?;
+    let bb = found.ok_or_else(|| Stop::Refused(need.into()))?;
     match initramfs::is_static(&bb) {
         Ok(true) => Ok(bb),
-        _ => Err(Refused(format!("{need}; {} is dynamically linked", bb.display()))),
+        _ => Err(Stop::Refused(format!("{need}; {} is dynamically linked", bb.display()))),
     }
 }
 
@@ -51,21 +50,26 @@ struct Boot {
 
 /// `reclaimsim validate --kernel debian-*`.
 pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
-    let set = scenarios::select(&args.scenario, scenarios::guest(args.quick))
-        .map_err(|e| anyhow::Error::new(UsageError(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
+    let set = scenarios::select(&args.scenario, scenarios::all(Scale::guest(args.quick), true))
+        .map_err(|e| anyhow::Error::new(Stop::Usage(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
     let modes: Vec<bool> = match args.lru_gen.as_deref() {
+        Some("on") if family.mglru.is_none() => {
+            return Err(Stop::Usage(format!("--lru-gen on: {} has no MGLRU", family.name)).into())
+        }
+        None if family.mglru.is_none() => vec![false],
         None => vec![false, true],
         Some("on") => vec![true],
         Some("off") => vec![false],
-        Some(other) => return Err(UsageError(format!("--lru-gen {other}: expected on or off")).into()),
+        Some(other) => return Err(Stop::Usage(format!("--lru-gen {other}: expected on or off")).into()),
     };
-    let qemu = qemu::find_qemu()
-        .ok_or_else(|| Refused(format!("needs {} on PATH (Debian: apt-get install qemu-system-x86)", qemu::QEMU)))?;
+    let qemu = qemu::find_qemu().ok_or_else(|| {
+        Stop::Refused(format!("needs {} on PATH (Debian: apt-get install qemu-system-x86)", qemu::QEMU))
+    })?;
     let busybox = find_busybox()?;
     host::catch_signals();
     let kernel = debian::fetch(family).map_err(|e| match host::check_interrupted() {
         Err(stop) => err(stop),
-        Ok(()) => Refused(format!("the {} kernel package is not available: {e}", family.name)).into(),
+        Ok(()) => Stop::Refused(format!("the {} kernel package is not available: {e}", family.name)).into(),
     })?;
     let exe = std::env::current_exe()?;
     let work = ScratchDir::new("driver").map_err(err)?;
@@ -100,7 +104,9 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     let total = started.elapsed().as_secs_f64();
     eprintln!("reclaimsim validate: {} boot(s) in {total:.0} s", boots.len());
     let direction = direction(&boots);
-    print!("\n{}", direction_text(&direction));
+    if !direction.is_empty() {
+        print!("\n{}", direction_text(&direction));
+    }
     let results: Vec<&Comparison> = boots.iter().map(|b| &b.comparison).collect();
     if let Some(path) = &args.json {
         let doc = json!({
@@ -108,7 +114,7 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
             "scenarios": boots.iter().map(|b| { let mut v = b.comparison.json(); v["lru_gen"] = json!(b.lru_gen); v["host_seconds"] = json!(b.host_seconds); v["cached"] = json!(b.cached); v }).collect::<Vec<Value>>(),
             "mglru_vs_classic": direction.iter().map(|d| json!({"scenario": d.scenario, "counter": "pswpout", "kernel_change": d.kernel, "sim_change": d.sim, "agrees": d.agrees()})).collect::<Vec<_>>(),
         });
-        write_json_atomic(path, &doc)?;
+        write_json(path, &doc)?;
     }
     if let Some(path) = &args.doc {
         let booted: Vec<&Boot> = boots.iter().filter(|b| !b.cached).collect();
@@ -129,7 +135,10 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
             if args.quick { ", --quick" } else { "" }
         );
         let command = format!("reclaimsim validate all --kernel {} --doc docs/validation.md", family.name);
-        let table = compare::markdown(&results, &command, &setup) + "\n" + &direction_markdown(&direction);
+        let mut table = compare::markdown(&results, &command, &setup);
+        if !direction.is_empty() {
+            table += &format!("\n{}", direction_markdown(&direction));
+        }
         compare::rewrite_doc(path, family.name, &table).map_err(err)?;
     }
     let missed: Vec<String> = results.iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
@@ -178,9 +187,10 @@ fn boot_scenario(
     let plan = GuestPlan {
         pattern: sc.pattern.clone(),
         limit_bytes: sc.limit_bytes,
+        global_ram_mb: sc.global_ram_mb,
         swappiness: sc.swappiness,
         swap_bytes: SWAP_BYTES,
-        lru_gen,
+        lru_gen: family.mglru.is_some().then_some(lru_gen),
         runs: args.reps + 1,
         modules: kernel.modules.iter().map(|m| file_name(m)).collect(),
     };
@@ -200,7 +210,8 @@ fn boot_scenario(
         _ => {
             let archive = cpio::archive(&initramfs::entries(&plan, payload).map_err(err)?);
             let scratch = ScratchDir::new(&format!("boot{n}")).map_err(err)?;
-            qemu::boot(qemu, &kernel.image, &archive, &scratch, BOOT_TIMEOUT)
+            let memory_mb = sc.global_ram_mb.unwrap_or(qemu::GUEST_MB);
+            qemu::boot(qemu, &kernel.image, &archive, memory_mb, &scratch, BOOT_TIMEOUT)
                 .map_err(|e| err(format!("{label}: {e}")))?
         }
     };
@@ -226,15 +237,17 @@ fn boot_scenario(
                 memcg: r.memory_stat.clone(),
                 wall_seconds: r.seconds,
                 polls: r.polls,
+                zram_mm_stat: KernelRun::zram_snapshot(&r.driver),
+                start: r.start.clone(),
             });
         }
     }
     if !cached.exists() {
         std::fs::create_dir_all(cached.parent().expect("runs dir"))
             .map_err(|e| err(format!("{}: {e}", cached.display())))?;
-        crate::runner::write_text_atomic(&cached, &text)?;
+        crate::write_atomic(&cached, text.as_bytes()).map_err(err)?;
     }
-    let stats_flush = if family.stale_stats {
+    let stats_flush = if family.stale_stats && sc.global_ram_mb.is_none() {
         // Charges per poll: every first touch and every swap-in charges a page.
         let charges: u64 =
             runs.iter().map(|r| trace.anon_pages as u64 + r.vmstat.get("pswpin").copied().unwrap_or(0)).sum();
@@ -243,7 +256,7 @@ fn boot_scenario(
         0
     };
     let machine = replay::Machine {
-        profile: profile(family, lru_gen),
+        profile: family.profile(lru_gen),
         limit_bytes: sc.limit_bytes,
         swappiness: sc.swappiness,
         swap_kind: "zram",
@@ -252,7 +265,15 @@ fn boot_scenario(
         page_cluster: report.info.get("page_cluster").and_then(|v| v.parse().ok()).unwrap_or(3),
         vma_ra: true,
         stats_flush,
+        measured: match runs.last().and_then(|r| r.zram_mm_stat.as_deref()) {
+            Some(mm_stat) => replay::zram_settings(mm_stat).map_err(err)?,
+            None => Vec::new(),
+        },
         extra: args.sim_settings()?,
+        global: match (sc.global_ram_mb, runs.last()) {
+            (Some(_), Some(r)) => Some(replay::GlobalStart::from_stats(&r.start).map_err(err)?),
+            _ => None,
+        },
     };
     let sim_started = Instant::now();
     let sim = replay::simulate(&machine, trace).map_err(err)?;
@@ -278,16 +299,6 @@ fn on_off(b: bool) -> &'static str {
         "on"
     } else {
         "off"
-    }
-}
-
-/// The simulator profile for `family` with `lru_gen`.
-pub fn profile(family: &Family, lru_gen: bool) -> &'static str {
-    match (family.profile, lru_gen) {
-        ("v6.1", false) => "v6.1-classic",
-        ("v6.1", true) => "v6.1-mglru",
-        (_, false) => "v6.12-classic",
-        (_, true) => "v6.12-mglru",
     }
 }
 

@@ -36,17 +36,19 @@ impl Drop for ScratchDir {
     }
 }
 
-/// Guest RAM: room for the initramfs (the driver binary is ~26 MB) and the
-/// group's limit, so that only the group's limit causes reclaim.
+/// Guest RAM of a memory-group scenario: room for the initramfs (the driver
+/// binary is ~26 MB) and the group's limit, so that only the group's limit
+/// causes reclaim. A global scenario sets its own, small enough for kswapd and
+/// direct reclaim to run.
 pub const GUEST_MB: u64 = 512;
 /// KERNEL: the command line. `nokaslr norandmaps` and the qemu flags below make
 /// runs bit-identical; the console is quiet so the log stays small.
 const APPEND: &str =
     "console=ttyS0 panic=-1 nokaslr norandmaps quiet loglevel=1 transparent_hugepage=never rdinit=/init";
 
-/// The qemu arguments of a boot (TCG, one CPU, instruction-counted clock,
-/// fixed RTC, no devices but two serial ports).
-pub fn qemu_args(image: &Path, initrd: &Path, console: &Path, report: &Path) -> Vec<String> {
+/// The qemu arguments of a boot with `memory_mb` of RAM (TCG, one CPU,
+/// instruction-counted clock, fixed RTC, no devices but two serial ports).
+pub fn qemu_args(image: &Path, initrd: &Path, console: &Path, report: &Path, memory_mb: u64) -> Vec<String> {
     let s = |p: &Path| p.to_string_lossy().into_owned();
     [
         "-accel",
@@ -54,7 +56,7 @@ pub fn qemu_args(image: &Path, initrd: &Path, console: &Path, report: &Path) -> 
         "-smp",
         "1",
         "-m",
-        &format!("{GUEST_MB}M"),
+        &format!("{memory_mb}M"),
         "-icount",
         "shift=0,sleep=off",
         "-rtc",
@@ -79,15 +81,25 @@ pub fn qemu_args(image: &Path, initrd: &Path, console: &Path, report: &Path) -> 
     .collect()
 }
 
-/// Boots `image` with the initramfs bytes `cpio`; returns the report port's
-/// text. `timeout` bounds the host time.
-pub fn boot(qemu: &Path, image: &Path, cpio: &[u8], scratch: &ScratchDir, timeout: Duration) -> Result<String, String> {
+/// Boots `image` with the initramfs bytes `cpio` and `memory_mb` of RAM;
+/// returns the report port's text. `timeout` bounds the host time.
+pub fn boot(
+    qemu: &Path,
+    image: &Path,
+    cpio: &[u8],
+    memory_mb: u64,
+    scratch: &ScratchDir,
+    timeout: Duration,
+) -> Result<String, String> {
     let (initrd, console, report) =
         (scratch.0.join("initramfs.cpio"), scratch.0.join("console.log"), scratch.0.join("report.log"));
     fs::write(&initrd, cpio).map_err(|e| format!("{}: {e}", initrd.display()))?;
     let stderr = fs::File::create(scratch.0.join("qemu.stderr")).map_err(|e| e.to_string())?;
     let mut cmd = Command::new(qemu);
-    cmd.args(qemu_args(image, &initrd, &console, &report)).stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr);
+    cmd.args(qemu_args(image, &initrd, &console, &report, memory_mb))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr);
     // SAFETY: prctl in the forked child before exec; async-signal-safe.
     unsafe {
         cmd.pre_exec(|| {
@@ -144,13 +156,19 @@ mod tests {
 
     #[test]
     fn deterministic_flags_are_present() {
-        let a =
-            qemu_args(Path::new("/k/vmlinuz"), Path::new("/t/i.cpio"), Path::new("/t/c.log"), Path::new("/t/r.log"));
+        let a = qemu_args(
+            Path::new("/k/vmlinuz"),
+            Path::new("/t/i.cpio"),
+            Path::new("/t/c.log"),
+            Path::new("/t/r.log"),
+            256,
+        );
         let after = |flag: &str| {
             a.iter().position(|x| x == flag).map(|i| a[i + 1].as_str()).unwrap_or_else(|| panic!("no {flag}"))
         };
         assert_eq!(after("-icount"), "shift=0,sleep=off");
         assert_eq!(after("-smp"), "1");
+        assert_eq!(after("-m"), "256M");
         assert_eq!(after("-accel"), "tcg");
         assert!(after("-rtc").ends_with("clock=vm"));
         assert!(after("-append").contains("nokaslr norandmaps"));

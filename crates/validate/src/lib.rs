@@ -7,9 +7,15 @@
 //! the simulator replays the trace on a machine configured the same way; the
 //! two are printed side by side with the relative error per counter.
 //!
-//! `--kernel debian-6.1|debian-6.12` runs the anon scenarios inside that
-//! Debian kernel under qemu instead, MGLRU on and off ([`guest`]).
+//! `--kernel debian-5.10|6.1|6.12|7.2` runs the anon scenarios inside that
+//! Debian kernel under qemu instead, MGLRU on and off, and the global-reclaim
+//! scenarios (no group, a small guest) besides ([`guest`]).
+//!
+//! The kernel-side workload is the running executable's `driver run`
+//! subcommand (the `reclaimsim` binary, which parses these arguments and
+//! calls [`validate`]).
 
+mod apt;
 mod compare;
 mod console;
 mod cpio;
@@ -22,14 +28,13 @@ mod replay;
 mod scenarios;
 mod stat;
 
-use crate::runner::{write_json_atomic, UsageError};
 use anyhow::Result;
 use clap::Args;
 use compare::{Comparison, KernelRun};
 use driver::pattern::Pattern;
 use driver::trace::{read_trace, write_trace, Digest, Trace};
 use host::{Host, Poller};
-use scenarios::Scenario;
+use scenarios::{Scale, Scenario};
 use serde_json::{json, Value};
 use std::fmt;
 use std::io::{BufReader, BufWriter, Write};
@@ -37,22 +42,56 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// Validation cannot run on this machine (exit code 3; tests skip on it).
+/// Why validate stopped before a result, with the exit code it asks for.
 #[derive(Debug)]
-pub struct Refused(pub String);
+pub enum Stop {
+    /// Bad arguments (exit code 2).
+    Usage(String),
+    /// Validation cannot run on this machine (exit code 3; tests skip on it).
+    Refused(String),
+}
 
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "validate cannot run here: {}", self.0)
+impl Stop {
+    /// The process exit code.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Stop::Usage(_) => 2,
+            Stop::Refused(_) => 3,
+        }
     }
 }
 
-impl std::error::Error for Refused {}
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stop::Usage(why) => f.write_str(why),
+            Stop::Refused(why) => write!(f, "validate cannot run here: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Stop {}
+
+/// Writes `bytes` to `path` through a temporary file beside it and a rename.
+fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp.{}", std::process::id()));
+    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("writing {}: {e}", path.display())
+    })
+}
+
+/// `value` as pretty JSON, written atomically to `path`.
+fn write_json(path: &std::path::Path, value: &Value) -> Result<()> {
+    write_atomic(path, (serde_json::to_string_pretty(value)? + "\n").as_bytes()).map_err(err)
+}
 
 /// Arguments of `validate`.
 #[derive(Args, Debug, Clone)]
 pub struct ValidateArgs {
-    /// Scenario name, or `all` (anon-seq, anon-zipf, hotcold, file-seq, file-zipf, mixed-sw{0,60,100,200}).
+    /// Scenario name, or `all` (anon-seq, anon-zipf, hotcold, file-seq, file-zipf, mixed-sw{0,60,100,200};
+    /// with --kernel debian-*: the anon ones and global-hotcold, global-zipf).
     pub scenario: String,
     /// Kernel runs per scenario (the simulator runs once: it is deterministic).
     #[arg(long, default_value_t = 1)]
@@ -73,7 +112,7 @@ pub struct ValidateArgs {
     /// Use a swap file even when /dev/zram0 is free.
     #[arg(long)]
     pub swap_file: bool,
-    /// The kernel: `host` (the running one), or `debian-6.1` / `debian-6.12`
+    /// The kernel: `host` (the running one), or `debian-5.10`, `debian-6.1`, `debian-6.12`, `debian-7.2`
     /// booted under qemu (anon scenarios; the package is fetched and cached).
     #[arg(long, default_value = "host")]
     pub kernel: String,
@@ -92,17 +131,20 @@ pub struct ValidateArgs {
 
 impl ValidateArgs {
     /// The `--set` overrides as pairs.
-    fn sim_settings(&self) -> Result<Vec<(String, String)>, UsageError> {
+    fn sim_settings(&self) -> Result<Vec<(String, String)>, Stop> {
         self.set
             .iter()
             .map(|kv| {
                 kv.split_once('=')
                     .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .ok_or_else(|| UsageError(format!("--set {kv}: expected KEY=VALUE")))
+                    .ok_or_else(|| Stop::Usage(format!("--set {kv}: expected KEY=VALUE")))
             })
             .collect()
     }
 }
+
+/// zram's statistics; the driver reads them after its last access (`--snapshot`).
+const ZRAM_MM_STAT: &str = "/sys/block/zram0/mm_stat";
 
 /// KERNEL/SIM: swap created for validation (zram disksize or swap file size).
 const SWAP_BYTES: u64 = 1 << 30;
@@ -116,22 +158,22 @@ fn err(e: impl fmt::Display) -> anyhow::Error {
 /// `reclaimsim validate`.
 pub fn validate(args: ValidateArgs) -> Result<()> {
     if args.reps == 0 {
-        return Err(UsageError("--reps must be at least 1".into()).into());
+        return Err(Stop::Usage("--reps must be at least 1".into()).into());
     }
     if args.kernel != "host" {
         let family = debian::Family::find(&args.kernel).ok_or_else(|| {
             let names: Vec<&str> = debian::FAMILIES.iter().map(|f| f.name).collect();
-            UsageError(format!("--kernel {}: expected host, {}", args.kernel, names.join(", ")))
+            Stop::Usage(format!("--kernel {}: expected host, {}", args.kernel, names.join(", ")))
         })?;
         return guest::validate(&args, family);
     }
     if args.lru_gen.is_some() {
-        return Err(UsageError("--lru-gen needs --kernel debian-*: the host kernel has no MGLRU".into()).into());
+        return Err(Stop::Usage("--lru-gen needs --kernel debian-*: the host kernel has no MGLRU".into()).into());
     }
-    let set =
-        scenarios::select(&args.scenario, scenarios::all(args.quick)).map_err(|e| anyhow::Error::new(UsageError(e)))?;
+    let set = scenarios::select(&args.scenario, scenarios::all(Scale::host(args.quick), false))
+        .map_err(|e| anyhow::Error::new(Stop::Usage(e)))?;
     if let Some(why) = host::refusal() {
-        return Err(Refused(why).into());
+        return Err(Stop::Refused(why).into());
     }
     host::catch_signals();
     let driver_cpu = if host::nr_cpus() > 1 { 1 } else { 0 };
@@ -162,7 +204,9 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             page_cluster,
             vma_ra,
             stats_flush: 0,
+            measured: Vec::new(),
             extra: args.sim_settings()?,
+            global: None,
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());
@@ -177,7 +221,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             "host": {"kernel": kernel, "swap": swap_name, "page_cluster": page_cluster, "profile": PROFILE, "reps": args.reps, "quick": args.quick},
             "scenarios": results.iter().map(Comparison::json).collect::<Vec<Value>>(),
         });
-        write_json_atomic(path, &doc)?;
+        write_json(path, &doc)?;
     }
     if let Some(path) = &args.doc {
         let setup = format!(
@@ -233,6 +277,9 @@ fn run_scenario(
     let charges: u64 = runs.iter().map(|r| r.memcg.get("pgpgin").copied().unwrap_or(0)).sum();
     let polls: u64 = runs.iter().map(|r| r.polls).sum();
     machine.stats_flush = stats_flush.unwrap_or(charges / polls.max(1)).max(1);
+    if let Some(mm_stat) = runs.last().and_then(|r| r.zram_mm_stat.as_deref()) {
+        machine.measured = replay::zram_settings(mm_stat).map_err(err)?;
+    }
     let started = Instant::now();
     let report = replay::simulate(&machine, trace).map_err(err)?;
     Ok(Comparison::new(sc.clone(), machine, runs, report, started.elapsed().as_secs_f64()))
@@ -265,6 +312,9 @@ fn kernel_run(
     if let Some(f) = &file {
         cmd.args(["--file", f.to_str().expect("UTF-8 path")]);
     }
+    if matches!(host.swap, Some(host::SwapDev::Zram)) {
+        cmd.args(["--snapshot", ZRAM_MM_STAT]);
+    }
     let started = Instant::now();
     let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
     let waited = host::wait_child(child);
@@ -291,5 +341,13 @@ fn kernel_run(
         )));
     }
     eprintln!("reclaimsim validate: {} rep {rep}: {wall:.2} s, {polls} memory.stat polls", sc.name);
-    Ok(KernelRun { vmstat: stat::delta(&before, &after), memcg, wall_seconds: wall, polls })
+    let zram_mm_stat = KernelRun::zram_snapshot(&out);
+    Ok(KernelRun {
+        vmstat: stat::delta(&before, &after),
+        memcg,
+        wall_seconds: wall,
+        polls,
+        zram_mm_stat,
+        start: stat::Stats::new(),
+    })
 }

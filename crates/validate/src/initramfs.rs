@@ -19,12 +19,17 @@ pub struct GuestPlan {
     pub pattern: String,
     /// `memory.max` of the group.
     pub limit_bytes: u64,
+    /// Global reclaim in this much guest RAM (MiB): no group, no poller; each
+    /// run starts from dropped caches and compacted memory and reports that
+    /// state (`@section start`: `/proc/meminfo` in kB, per-zone watermarks,
+    /// free and managed pages, `min_free_kbytes`, `watermark_scale_factor`).
+    pub global_ram_mb: Option<u64>,
     /// `vm.swappiness` (cgroup v2 groups use the global value).
     pub swappiness: u32,
     /// zram disk size.
     pub swap_bytes: u64,
-    /// `/sys/kernel/mm/lru_gen/enabled`: `y` or `n`.
-    pub lru_gen: bool,
+    /// `/sys/kernel/mm/lru_gen/enabled`: `y` or `n`; `None`: the kernel has no MGLRU.
+    pub lru_gen: Option<bool>,
     /// Driver runs in this boot (the first is discarded by the caller).
     pub runs: u32,
     /// Module file names under `/modules`, in load order.
@@ -46,28 +51,65 @@ pub fn init_script(p: &GuestPlan) -> String {
     }
     s += &format!("echo {} > /sys/block/zram0/disksize || fail zram disksize\n", p.swap_bytes);
     s += "mkswap /dev/zram0 > /dev/null || fail mkswap\nswapon /dev/zram0 || fail swapon\n";
-    s += &format!("echo {} > /sys/kernel/mm/lru_gen/enabled || fail lru_gen\n", if p.lru_gen { "y" } else { "n" });
+    if let Some(on) = p.lru_gen {
+        s += &format!("echo {} > /sys/kernel/mm/lru_gen/enabled || fail lru_gen\n", if on { "y" } else { "n" });
+    }
     s += "echo never > /sys/kernel/mm/transparent_hugepage/enabled\n";
     s += &format!("echo {} > /proc/sys/vm/swappiness || fail swappiness\n", p.swappiness);
-    s += "mount -t cgroup2 none /sys/fs/cgroup || fail cgroup2\n";
-    s += "echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail memory controller\n";
+    let global = p.global_ram_mb.is_some();
+    if let Some(mb) = p.global_ram_mb {
+        s += &format!("# Global reclaim: no memory group, {mb}M of guest RAM.\n");
+    } else {
+        s += "mount -t cgroup2 none /sys/fs/cgroup || fail cgroup2\n";
+        s += "echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail memory controller\n";
+    }
     s += "exec > /dev/ttyS1 2>&1\n";
-    s += "echo \"@guest kernel=$(uname -r) lru_gen=$(cat /sys/kernel/mm/lru_gen/enabled) page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness)\"\n";
+    let lru_gen = if p.lru_gen.is_some() { "$(cat /sys/kernel/mm/lru_gen/enabled)" } else { "none" };
+    s += &format!("echo \"@guest kernel=$(uname -r) lru_gen={lru_gen} page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness)\"\n");
     // The poller reads memory.stat every millisecond without forking (pitfall 1:
     // reading it flushes the group's statistics); it counts its reads.
-    s += &format!("poll() {{ n=0; trap 'echo $n > /tmp/polls; exit 0' TERM; while :; do read -r x < {GROUP}/memory.stat; n=$((n+1)); usleep 1000; done; }}\n");
-    s += &format!("G={GROUP}\nrun=0\nwhile [ $run -lt {} ]; do\n", p.runs);
-    s += &format!("  mkdir $G && echo {} > $G/memory.max || fail group\n", p.limit_bytes);
+    if global {
+        s += "echo 0 > /tmp/polls\nrun=0\n";
+    } else {
+        s += &format!("poll() {{ n=0; trap 'echo $n > /tmp/polls; exit 0' TERM; while :; do read -r x < {GROUP}/memory.stat; n=$((n+1)); usleep 1000; done; }}\n");
+        s += &format!("G={GROUP}\nrun=0\n");
+    }
+    s += &format!("while [ $run -lt {} ]; do\n", p.runs);
+    if global {
+        s += "  sync\n  echo 3 > /proc/sys/vm/drop_caches\n  echo 1 > /proc/sys/vm/compact_memory\n";
+    } else {
+        s += &format!("  mkdir $G && echo {} > $G/memory.max || fail group\n", p.limit_bytes);
+    }
     s += "  echo 1 > /proc/sys/vm/stat_refresh 2> /dev/null\n";
-    s += "  echo \"@run $run\"\n  echo @section vmstat_before\n  cat /proc/vmstat\n";
-    s += "  start=$(cut -d' ' -f1 /proc/uptime)\n  poll &\n  poller=$!\n";
-    s += &format!("  {GUEST_EXE} driver run '{}' --cgroup $G > /tmp/out 2>&1\n  status=$?\n", p.pattern);
-    s += "  end=$(cut -d' ' -f1 /proc/uptime)\n  kill $poller\n  wait $poller\n";
+    s += "  echo \"@run $run\"\n";
+    if global {
+        s += START_SECTION;
+    }
+    s += "  echo @section vmstat_before\n  cat /proc/vmstat\n";
+    s += "  start=$(cut -d' ' -f1 /proc/uptime)\n";
+    if !global {
+        s += "  poll &\n  poller=$!\n";
+    }
+    let group = if global { "" } else { " --cgroup $G" };
+    s += &format!(
+        "  {GUEST_EXE} driver run '{}'{group} --snapshot {} > /tmp/out 2>&1\n  status=$?\n",
+        p.pattern,
+        crate::ZRAM_MM_STAT
+    );
+    s += "  end=$(cut -d' ' -f1 /proc/uptime)\n";
+    if !global {
+        s += "  kill $poller\n  wait $poller\n";
+    }
     s += "  echo 1 > /proc/sys/vm/stat_refresh 2> /dev/null\n";
-    s += "  echo @section vmstat_after\n  cat /proc/vmstat\n  echo @section memory_stat\n  cat $G/memory.stat\n";
+    s += "  echo @section vmstat_after\n  cat /proc/vmstat\n";
+    if !global {
+        s += "  echo @section memory_stat\n  cat $G/memory.stat\n";
+    }
     s += "  echo @section driver\n  cat /tmp/out\n";
     s += "  echo \"@result status=$status polls=$(cat /tmp/polls) start=$start end=$end\"\n  echo @end\n";
-    s += "  tries=0\n  until rmdir $G 2> /dev/null; do tries=$((tries+1)); [ $tries -gt 500 ] && fail rmdir; usleep 10000; done\n";
+    if !global {
+        s += "  tries=0\n  until rmdir $G 2> /dev/null; do tries=$((tries+1)); [ $tries -gt 500 ] && fail rmdir; usleep 10000; done\n";
+    }
     s += "  run=$((run+1))\ndone\n";
     // Let the UART drain before the power goes.
     s += "echo @done\nsleep 1\npoweroff -f\n";
@@ -120,6 +162,11 @@ pub fn is_static(path: &Path) -> Result<bool, String> {
     }
     Ok(true)
 }
+
+/// The `@section start` of a global run, as `name value` lines: `/proc/meminfo`
+/// (kB), each zone's `min`/`low`/`high`/`managed`/free pages as
+/// `zone_ZONE_KEY`, and the watermark sysctls.
+const START_SECTION: &str = "  echo @section start\n  awk '{sub(\":\", \"\", $1); print $1, $2}' /proc/meminfo\n  awk '/^Node/ {z=$4} $1==\"pages\" && $2==\"free\" {print \"zone_\" z \"_free\", $3} NF==2 && ($1==\"min\" || $1==\"low\" || $1==\"high\" || $1==\"managed\") {print \"zone_\" z \"_\" $1, $2}' /proc/zoneinfo\n  echo min_free_kbytes $(cat /proc/sys/vm/min_free_kbytes)\n  echo watermark_scale_factor $(cat /proc/sys/vm/watermark_scale_factor)\n";
 
 /// The files going into the initramfs, read from the host.
 pub struct Payload {
@@ -175,9 +222,10 @@ mod tests {
         GuestPlan {
             pattern: "anon-seq:anon=96M,passes=4".into(),
             limit_bytes: 64 << 20,
+            global_ram_mb: None,
             swappiness: 60,
             swap_bytes: 1 << 30,
-            lru_gen: true,
+            lru_gen: Some(true),
             runs: 3,
             modules: vec!["zsmalloc.ko".into(), "zram.ko".into()],
         }
@@ -195,7 +243,9 @@ mod tests {
         assert!(s.contains("echo 60 > /proc/sys/vm/swappiness"));
         assert!(s.contains("while [ $run -lt 3 ]; do"));
         assert!(s.contains("mkdir $G && echo 67108864 > $G/memory.max"));
-        assert!(s.contains("/bin/reclaimsim driver run 'anon-seq:anon=96M,passes=4' --cgroup $G"));
+        assert!(s.contains(
+            "/bin/reclaimsim driver run 'anon-seq:anon=96M,passes=4' --cgroup $G --snapshot /sys/block/zram0/mm_stat"
+        ));
         // The report order the console parser expects.
         let order = [
             "@run $run",
@@ -214,8 +264,18 @@ mod tests {
         for w in order.windows(2) {
             assert!(pos(w[0]) < pos(w[1]), "`{}` must come before `{}`", w[0], w[1]);
         }
-        let off = init_script(&GuestPlan { lru_gen: false, ..plan() });
+        let off = init_script(&GuestPlan { lru_gen: Some(false), ..plan() });
         assert!(off.contains("echo n > /sys/kernel/mm/lru_gen/enabled"));
+        let none = init_script(&GuestPlan { lru_gen: None, ..plan() });
+        assert!(!none.contains("/sys/kernel/mm/lru_gen"), "a kernel without MGLRU: {none}");
+        assert!(none.contains("lru_gen=none page_cluster="));
+        let g = init_script(&GuestPlan { global_ram_mb: Some(256), ..plan() });
+        assert!(!g.contains("cgroup") && !g.contains("poll &") && !g.contains("memory.max"), "{g}");
+        assert!(g.contains("# Global reclaim: no memory group, 256M of guest RAM."));
+        let gpos = |needle: &str| g.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{g}"));
+        assert!(gpos("echo 3 > /proc/sys/vm/drop_caches") < gpos("echo \"@run $run\""));
+        assert!(gpos("echo @section start") < gpos("@section vmstat_before"));
+        assert!(g.contains("driver run 'anon-seq:anon=96M,passes=4' --snapshot /sys/block/zram0/mm_stat"));
     }
 
     #[test]

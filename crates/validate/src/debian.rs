@@ -1,15 +1,18 @@
-//! Debian kernel packages for `validate --kernel debian-6.1|debian-6.12`:
-//! found with `apt-cache`, fetched with `apt-get download`, unpacked with
+//! Debian kernel packages for `validate --kernel debian-5.10|6.1|6.12|7.2`:
+//! found in their release's package lists (a private apt state per family,
+//! [`crate::apt`]), fetched with `apt-get download` (with the `linux-binary-*`
+//! and `linux-modules-*` packages newer images depend on), unpacked with
 //! `dpkg-deb`, and cached (kernel image plus the zram modules, decompressed
 //! and in load order) under `$XDG_CACHE_HOME/reclaimsim/kernels/PACKAGE/`.
 //!
 //! The packages ship no `modules.dep`: the load order comes from the
 //! `depends=` entry of each module's `.modinfo` section.
 
+use crate::apt::Apt;
 use std::cmp::Ordering;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// A kernel family `--kernel` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,17 +22,53 @@ pub struct Family {
     /// Package name: this prefix, an ABI or version part of digits, dots and
     /// `+deb` tags, then `-amd64`.
     prefix: &'static str,
-    /// The simulator profile family (`v6.1`, `v6.12`): `-classic` / `-mglru` appended.
-    pub profile: &'static str,
+    /// The Debian suites whose package lists carry it.
+    suites: &'static [&'static str],
+    /// The simulator profile for lru_gen off.
+    pub classic: &'static str,
+    /// The simulator profile for lru_gen on; `None`: the kernel has no MGLRU.
+    pub mglru: Option<&'static str>,
     /// The kernel flushes memcg statistics rarely (pitfall 1): the simulator
     /// flushes as often as the guest's poller did, else it reads exact values.
     pub stale_stats: bool,
 }
 
-/// The supported families.
+/// The supported families, 2020-2026, each with the simulator profiles of its
+/// kernel version (5.10: no MGLRU, per-CPU memcg statistics folded every 32
+/// pages, no rstat, so exact reads).
 pub const FAMILIES: &[Family] = &[
-    Family { name: "debian-6.1", prefix: "linux-image-6.1.0-", profile: "v6.1", stale_stats: false },
-    Family { name: "debian-6.12", prefix: "linux-image-6.12.", profile: "v6.12", stale_stats: true },
+    Family {
+        name: "debian-5.10",
+        prefix: "linux-image-5.10.0-",
+        suites: &["bullseye", "bullseye-security"],
+        classic: "v5.10",
+        mglru: None,
+        stale_stats: false,
+    },
+    Family {
+        name: "debian-6.1",
+        prefix: "linux-image-6.1.0-",
+        suites: &["bookworm", "bookworm-security"],
+        classic: "v6.1-classic",
+        mglru: Some("v6.1-mglru"),
+        stale_stats: false,
+    },
+    Family {
+        name: "debian-6.12",
+        prefix: "linux-image-6.12.",
+        suites: &["bookworm", "bookworm-security"],
+        classic: "v6.12-classic",
+        mglru: Some("v6.12-mglru"),
+        stale_stats: true,
+    },
+    Family {
+        name: "debian-7.2",
+        prefix: "linux-image-7.2.",
+        suites: &["sid"],
+        classic: "v7.2-classic",
+        mglru: Some("v7.2-mglru"),
+        stale_stats: true,
+    },
 ];
 
 /// The module the guest needs (with its dependencies).
@@ -39,6 +78,15 @@ impl Family {
     /// Looks a family up by its `--kernel` name.
     pub fn find(name: &str) -> Option<&'static Family> {
         FAMILIES.iter().find(|f| f.name == name)
+    }
+
+    /// The simulator profile with `lru_gen` on or off.
+    pub fn profile(&self, lru_gen: bool) -> &'static str {
+        if lru_gen {
+            self.mglru.unwrap_or(self.classic)
+        } else {
+            self.classic
+        }
     }
 
     /// True when `package` is a kernel image package of this family.
@@ -134,36 +182,35 @@ pub fn cached(family: &Family, root: &Path) -> Option<Kernel> {
     names.iter().find_map(|n| load_cached(&root.join(n), n))
 }
 
-fn tool(name: &str, args: &[&str], dir: &Path) -> Result<Vec<u8>, String> {
-    let out = Command::new(name)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("`{name}`: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("`{name} {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    Ok(out.stdout)
-}
-
-/// The newest package of `family` the package manager knows.
-fn newest_package(family: &Family) -> Result<String, String> {
-    let out = tool(
-        "apt-cache",
-        &["search", "--names-only", &format!("^{}", family.prefix.replace('.', "\\."))],
-        Path::new("/"),
-    )?;
-    let text = String::from_utf8_lossy(&out);
+/// The newest package of `family` in its release's package lists.
+fn newest_package(family: &Family, apt: &Apt) -> Result<String, String> {
+    let pattern = format!("^{}", family.prefix.replace('.', "\\."));
+    let text = apt.run("apt-cache", &["search", "--names-only", &pattern], Path::new("/"))?;
     let mut names: Vec<&str> =
         text.lines().filter_map(|l| l.split_whitespace().next()).filter(|n| family.matches(n)).collect();
     names.sort_by(|a, b| version_cmp(a, b));
     names.last().map(|s| s.to_string()).ok_or_else(|| {
-        format!(
-            "apt-cache knows no `{}*-amd64` package (a Debian system with bookworm or later sources is needed)",
-            family.prefix
-        )
+        format!("the package lists of {} have no `{}*-amd64` package", family.suites.join(", "), family.prefix)
     })
+}
+
+/// The packages holding the image's files: `package` and, where it is split
+/// (7.x), the `linux-binary-*` / `linux-modules-*` packages it depends on.
+fn package_set(package: &str, apt: &Apt) -> Result<Vec<String>, String> {
+    let show = apt.run("apt-cache", &["show", "--no-all-versions", package], Path::new("/"))?;
+    Ok(std::iter::once(package.to_string()).chain(split_parts(&show)).collect())
+}
+
+/// The `linux-binary-*` and `linux-modules-*` names in the `Depends:` field of
+/// `apt-cache show` text.
+pub fn split_parts(show: &str) -> Vec<String> {
+    let depends = show.lines().find_map(|l| l.strip_prefix("Depends:")).unwrap_or("");
+    depends
+        .split([',', '|'])
+        .filter_map(|d| d.split_whitespace().next())
+        .filter(|n| n.starts_with("linux-binary-") || n.starts_with("linux-modules-"))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The `depends=` list of a module's `.modinfo` section.
@@ -182,28 +229,39 @@ fn module_name(path: &str) -> Option<String> {
     Some(stem.replace('-', "_"))
 }
 
-/// Unpacks `deb` into `dir`: `vmlinuz` and `ROOT_MODULE` with its dependencies,
-/// decompressed; writes the load order last (the cache entry is complete then).
-fn unpack(deb: &Path, dir: &Path) -> Result<(), String> {
-    let d = deb.to_str().ok_or("non-UTF-8 path")?;
-    let tar = |args: &str| -> Result<Vec<u8>, String> {
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(format!("dpkg-deb --fsys-tarfile \"$0\" | tar {args}"))
-            .arg(d)
-            .current_dir(dir)
-            .output()
-            .map_err(|e| format!("dpkg-deb/tar: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("unpacking {d}: {}", String::from_utf8_lossy(&out.stderr).trim()));
-        }
-        Ok(out.stdout)
-    };
-    let listing = String::from_utf8_lossy(&tar("-t")?).into_owned();
-    let image =
-        listing.lines().find(|l| l.starts_with("./boot/vmlinuz-")).ok_or_else(|| format!("{d}: no boot/vmlinuz-*"))?;
-    tar(&format!("-xO '{image}' > vmlinuz"))?;
-    let path_of = |name: &str| listing.lines().find(|l| module_name(l).as_deref() == Some(name)).map(str::to_string);
+/// Runs `dpkg-deb --fsys-tarfile DEB | tar ARGS` in `dir`.
+fn tar(deb: &Path, args: &str, dir: &Path) -> Result<Vec<u8>, String> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("dpkg-deb --fsys-tarfile \"$0\" | tar {args}"))
+        .arg(deb)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("dpkg-deb/tar: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("unpacking {}: {}", deb.display(), String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(out.stdout)
+}
+
+/// True for the kernel image's archive path (`./boot/vmlinuz-VER`, 7.x:
+/// `./usr/lib/modules/VER/vmlinuz`).
+fn is_image(path: &str) -> bool {
+    path.starts_with("./boot/vmlinuz-") || (path.contains("/modules/") && path.ends_with("/vmlinuz"))
+}
+
+/// Unpacks the packages `debs` into `dir`: `vmlinuz` and `ROOT_MODULE` with
+/// its dependencies, decompressed; writes the load order last (the cache
+/// entry is complete then).
+fn unpack(debs: &[PathBuf], dir: &Path) -> Result<(), String> {
+    let mut members: Vec<(&Path, String)> = Vec::new();
+    for deb in debs {
+        let listing = String::from_utf8_lossy(&tar(deb, "-t", dir)?).into_owned();
+        members.extend(listing.lines().map(|l| (deb.as_path(), l.to_string())));
+    }
+    let (deb, image) = members.iter().find(|(_, l)| is_image(l)).ok_or("no kernel image (vmlinuz) in the packages")?;
+    tar(deb, &format!("-xO '{image}' > vmlinuz"), dir)?;
+    let member_of = |name: &str| members.iter().find(|(_, l)| module_name(l).as_deref() == Some(name));
     // Depth-first: a module after everything it depends on.
     let mut order: Vec<String> = Vec::new();
     let mut stack: Vec<(String, bool)> = vec![(ROOT_MODULE.to_string(), false)];
@@ -212,10 +270,10 @@ fn unpack(deb: &Path, dir: &Path) -> Result<(), String> {
         if order.contains(&file) {
             continue;
         }
-        let member = path_of(&name).ok_or_else(|| format!("{d}: no module `{name}`"))?;
+        let (deb, member) = member_of(&name).ok_or_else(|| format!("no module `{name}` in the packages"))?;
         if !dir.join(&file).exists() {
             let decompress = if member.ends_with(".xz") { " | xz -dc" } else { "" };
-            tar(&format!("-xO '{member}'{decompress} > '{file}'"))?;
+            tar(deb, &format!("-xO '{member}'{decompress} > '{file}'"), dir)?;
         }
         if deps_done {
             order.push(file);
@@ -225,31 +283,39 @@ fn unpack(deb: &Path, dir: &Path) -> Result<(), String> {
         stack.push((name, true));
         stack.extend(deps.into_iter().filter(|m| !order.contains(&format!("{m}.ko"))).map(|m| (m, false)));
     }
-    crate::runner::write_text_atomic(&dir.join(ORDER_FILE), &(order.join("\n") + "\n")).map_err(|e| e.to_string())
+    crate::write_atomic(&dir.join(ORDER_FILE), (order.join("\n") + "\n").as_bytes())
 }
 
-/// The kernel of `family`: the newest cached one, else the newest package,
-/// downloaded and unpacked into the cache. Progress goes to stderr.
+/// The kernel of `family`: the newest cached one, else the newest package of
+/// its release, downloaded and unpacked into the cache. Progress goes to stderr.
 pub fn fetch(family: &Family) -> Result<Kernel, String> {
     let root = cache_root()?;
     if let Some(k) = cached(family, &root) {
         return Ok(k);
     }
-    let package = newest_package(family)?;
+    let apt = Apt::new(&root.join("apt").join(family.name), family.suites)?;
+    apt.update(false)?;
+    let package = newest_package(family, &apt)?;
     let dir = root.join(&package);
     let partial = root.join(format!(".{package}.partial.{}", std::process::id()));
     fs::create_dir_all(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
     eprintln!("reclaimsim validate: fetching {package} into {}", dir.display());
     let result = (|| {
-        tool("apt-get", &["download", &package], &partial)?;
-        let deb = fs::read_dir(&partial)
+        let set = package_set(&package, &apt)?;
+        let args: Vec<&str> = std::iter::once("download").chain(set.iter().map(String::as_str)).collect();
+        // Lists older than the archive name removed files: read them again once.
+        if apt.run("apt-get", &args, &partial).is_err() {
+            apt.update(true)?;
+            apt.run("apt-get", &args, &partial)?;
+        }
+        let debs: Vec<PathBuf> = fs::read_dir(&partial)
             .map_err(|e| e.to_string())?
             .filter_map(|e| e.ok())
             .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "deb"))
-            .ok_or("apt-get download left no .deb")?;
-        unpack(&deb, &partial)?;
-        fs::remove_file(&deb).map_err(|e| e.to_string())?;
+            .filter(|p| p.extension().is_some_and(|x| x == "deb"))
+            .collect();
+        unpack(&debs, &partial)?;
+        debs.iter().try_for_each(|d| fs::remove_file(d).map_err(|e| e.to_string()))?;
         fs::rename(&partial, &dir).map_err(|e| format!("{} -> {}: {e}", partial.display(), dir.display()))
     })();
     if result.is_err() {
@@ -272,7 +338,26 @@ mod tests {
         assert!(k612.matches("linux-image-6.12.117+deb12-amd64"));
         assert!(!k612.matches("linux-image-6.12-amd64"), "the meta-package");
         assert!(!k61.matches("linux-image-6.12.117+deb12-amd64"));
-        assert!(Family::find("debian-5.10").is_none());
+        let (k510, k72) = (Family::find("debian-5.10").unwrap(), Family::find("debian-7.2").unwrap());
+        assert!(k510.matches("linux-image-5.10.0-46-amd64"));
+        assert!(!k510.matches("linux-image-5.10.0-46-cloud-amd64"));
+        assert!(k72.matches("linux-image-7.2.13+deb14-amd64"));
+        assert!(!k72.matches("linux-image-7.3-amd64"));
+        assert!(Family::find("debian-4.19").is_none());
+        assert_eq!((k510.profile(false), k510.profile(true)), ("v5.10", "v5.10"), "5.10 has no MGLRU");
+        assert_eq!((k72.profile(false), k72.profile(true)), ("v7.2-classic", "v7.2-mglru"));
+        assert_eq!(k612.profile(true), "v6.12-mglru");
+        assert_eq!(k61.profile(false), "v6.1-classic");
+    }
+
+    #[test]
+    fn split_image_packages_and_their_parts() {
+        let show = "Package: linux-image-7.2.13+deb14-amd64\nDepends: dracut | initramfs-tools (>= 0.120), linux-base-7.2.13+deb14-amd64 (= 7.2.13-1), linux-binary-7.2.13+deb14-amd64 (= 7.2.13-1), linux-modules-7.2.13+deb14-amd64 (= 7.2.13-1)\nSize: 1892\n";
+        assert_eq!(split_parts(show), ["linux-binary-7.2.13+deb14-amd64", "linux-modules-7.2.13+deb14-amd64"]);
+        assert!(split_parts("Depends: kmod, linux-base (>= 4.3~), initramfs-tools\n").is_empty());
+        assert!(is_image("./boot/vmlinuz-5.10.0-46-amd64"));
+        assert!(is_image("./usr/lib/modules/7.2.13+deb14-amd64/vmlinuz"));
+        assert!(!is_image("./usr/lib/modules/7.2.13+deb14-amd64/kernel/vmlinuz.ko"));
     }
 
     #[test]

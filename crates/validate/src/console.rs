@@ -25,6 +25,8 @@ use std::collections::BTreeMap;
 pub struct GuestRun {
     /// Position in the boot (0 is the discarded warm-up run).
     pub index: u32,
+    /// A global run's starting state (`/proc/meminfo`, zones, watermark sysctls).
+    pub start: Stats,
     /// `/proc/vmstat` before the run.
     pub vmstat_before: Stats,
     /// `/proc/vmstat` after the run.
@@ -79,6 +81,7 @@ pub fn parse(text: &str) -> Result<GuestReport, String> {
         let r = run.as_mut().expect("sections open inside runs");
         let src = format!("guest {name} (from line {at})");
         match name.as_str() {
+            "start" => r.start = parse_stats(&src, &body)?,
             "vmstat_before" => r.vmstat_before = parse_stats(&src, &body)?,
             "vmstat_after" => r.vmstat_after = parse_stats(&src, &body)?,
             "memory_stat" => r.memory_stat = parse_stats(&src, &body)?,
@@ -173,6 +176,8 @@ mod tests {
         assert_eq!((a.driver.as_str(), a.status, a.polls, a.seconds), ("ops 10 digest 00ff\n", 0, 42, 2.25));
         assert_eq!((r.runs[1].status, r.runs[1].driver.as_str()), (137, "killed\n"));
         assert!(r.runs[1].vmstat_after.is_empty());
+        let g = parse("@guest k=1\n@run 0\n@section start\nMemFree 150000\nzone_DMA32_min 400\n@section vmstat_before\npswpin 0\n@end\n@done\n").unwrap();
+        assert_eq!((g.runs[0].start["MemFree"], g.runs[0].start["zone_DMA32_min"]), (150_000, 400));
     }
 
     #[test]

@@ -35,6 +35,43 @@ const COUNTERS: &[(&str, Source, bool)] = &[
     ("pgscan_direct", Source::Vmstat, false),
 ];
 
+/// Global reclaim (no group): every counter from `/proc/vmstat`; who reclaims
+/// (kswapd or the allocating task) is part of the criterion. `allocstall` is
+/// the sum of the per-zone `allocstall_*` counters.
+const GLOBAL_COUNTERS: &[(&str, Source, bool)] = &[
+    ("pgmajfault", Source::Vmstat, true),
+    ("pswpin", Source::Vmstat, true),
+    ("pswpout", Source::Vmstat, true),
+    ("pgsteal_anon", Source::Vmstat, true),
+    ("pgsteal_kswapd", Source::Vmstat, true),
+    ("pgsteal_direct", Source::Vmstat, true),
+    ("pgscan_kswapd", Source::Vmstat, true),
+    ("pgscan_direct", Source::Vmstat, true),
+    ("allocstall", Source::Vmstat, true),
+    ("workingset_refault_anon", Source::Vmstat, false),
+    ("workingset_activate_anon", Source::Vmstat, false),
+    ("pgscan_anon", Source::Vmstat, false),
+    ("pageoutrun", Source::Vmstat, false),
+    ("pgfault", Source::Vmstat, false),
+];
+
+/// The compared counters of `scenario`.
+fn counters(scenario: &Scenario) -> &'static [(&'static str, Source, bool)] {
+    if scenario.global_ram_mb.is_some() {
+        GLOBAL_COUNTERS
+    } else {
+        COUNTERS
+    }
+}
+
+/// `name` in `entries`; `allocstall` sums the `allocstall_*` entries.
+fn lookup<'a>(mut entries: impl Iterator<Item = (&'a str, u64)>, name: &str) -> f64 {
+    if name == "allocstall" {
+        return entries.filter(|(n, _)| n.starts_with("allocstall_")).map(|(_, v)| v).sum::<u64>() as f64;
+    }
+    entries.find(|(n, _)| *n == name).map_or(0, |(_, v)| v) as f64
+}
+
 /// Relative tolerance of the criterion.
 pub const REL_TOLERANCE: f64 = 0.10;
 /// Below this kernel count, an absolute tolerance applies instead.
@@ -59,12 +96,24 @@ pub struct KernelRun {
     pub wall_seconds: f64,
     /// `memory.stat` reads by the poller during the run.
     pub polls: u64,
+    /// `/sys/block/zram0/mm_stat` after the driver's last access (swap on zram).
+    pub zram_mm_stat: Option<String>,
+    /// A global run's starting state (`@section start` of the guest); empty otherwise.
+    pub start: Stats,
+}
+
+impl KernelRun {
+    /// The `snapshot /sys/block/zram0/mm_stat ...` line of the driver's output.
+    pub fn zram_snapshot(driver_output: &str) -> Option<String> {
+        let prefix = format!("snapshot {} ", crate::ZRAM_MM_STAT);
+        driver_output.lines().find_map(|l| l.strip_prefix(&prefix).map(str::to_string))
+    }
 }
 
 impl KernelRun {
     fn get(&self, name: &str, src: Source) -> f64 {
         let m = if src == Source::Memcg { &self.memcg } else { &self.vmstat };
-        m.get(name).copied().unwrap_or(0) as f64
+        lookup(m.iter().map(|(n, &v)| (n.as_str(), v)), name)
     }
 }
 
@@ -121,7 +170,7 @@ pub struct Comparison {
 
 fn report_value(r: &RunReport, name: &str, src: Source) -> f64 {
     let list = if src == Source::Memcg { &r.memcg } else { &r.vmstat };
-    list.iter().find(|(n, _)| *n == name).map_or(0, |&(_, v)| v) as f64
+    lookup(list.iter().map(|&(n, v)| (n, v)), name)
 }
 
 impl Comparison {
@@ -133,7 +182,7 @@ impl Comparison {
         report: RunReport,
         sim_seconds: f64,
     ) -> Comparison {
-        let rows = COUNTERS
+        let rows = counters(&scenario)
             .iter()
             .map(|&(name, src, criterion)| Row {
                 name,
@@ -161,11 +210,14 @@ impl Comparison {
     pub fn text(&self) -> String {
         let sc = &self.scenario;
         let wall: f64 = self.runs.iter().map(|r| r.wall_seconds).sum::<f64>() / self.runs.len() as f64;
+        let scope = match sc.global_ram_mb {
+            Some(mb) => format!("global reclaim in {mb}M of RAM"),
+            None => format!("limit {}", engine::config::format_size(sc.limit_bytes)),
+        };
         let mut s = format!(
-            "\n== {}  ({}; limit {}, swappiness {}, swap {}; kernel {} run(s) {wall:.2} s each, simulator {:.2} s)\n",
+            "\n== {}  ({}; {scope}, swappiness {}, swap {}; kernel {} run(s) {wall:.2} s each, simulator {:.2} s)\n",
             sc.name,
             sc.pattern,
-            engine::config::format_size(sc.limit_bytes),
             sc.swappiness,
             self.machine.swap_kind,
             self.runs.len(),
@@ -208,7 +260,7 @@ impl Comparison {
             "sim_profile": self.machine.profile,
             "sim_wall_seconds": self.sim_seconds,
             "sim_virtual_seconds": self.sim_virtual_s,
-            "kernel_runs": self.runs.iter().map(|r| json!({"wall_seconds": r.wall_seconds, "polls": r.polls, "vmstat_delta": r.vmstat, "memory_stat": r.memcg})).collect::<Vec<_>>(),
+            "kernel_runs": self.runs.iter().map(|r| json!({"wall_seconds": r.wall_seconds, "polls": r.polls, "vmstat_delta": r.vmstat, "memory_stat": r.memcg, "zram_mm_stat": r.zram_mm_stat, "start": r.start})).collect::<Vec<_>>(),
             "counters": self.rows.iter().map(|r| json!({
                 "name": r.name, "criterion": r.criterion, "kernel": r.kernel, "kernel_mean": r.kernel_mean(),
                 "kernel_spread": r.spread(), "sim": r.sim, "rel_error": r.rel_error(), "within": r.ok(),
@@ -218,13 +270,26 @@ impl Comparison {
     }
 }
 
-/// The markdown table of the criterion counters: one row per scenario, cells
-/// `kernel / simulator (error)`, misses in bold.
+/// The markdown tables of the criterion counters, one for memory-group and one
+/// for global scenarios: one row per scenario, cells `kernel / simulator
+/// (error)`, misses in bold.
 pub fn markdown(results: &[&Comparison], command: &str, setup: &str) -> String {
-    let names: Vec<&str> = COUNTERS.iter().filter(|c| c.2).map(|c| c.0).collect();
     let mut s = format!("Generated by `{command}` ({setup}).\n");
-    s += "Cells: kernel mean / simulator (relative error); **bold** = outside ±10% (±100 below 1000).\n\n";
-    s += &format!("| scenario | {} | all within |\n", names.join(" | "));
+    s += "Cells: kernel mean / simulator (relative error); **bold** = outside ±10% (±100 below 1000).\n";
+    for global in [false, true] {
+        let part: Vec<&Comparison> =
+            results.iter().copied().filter(|c| c.scenario.global_ram_mb.is_some() == global).collect();
+        if let Some(first) = part.first() {
+            s += &format!("\n{}", table(&part, counters(&first.scenario)));
+        }
+    }
+    s
+}
+
+/// One markdown table of `results`, all compared on `counters`.
+fn table(results: &[&Comparison], counters: &[(&str, Source, bool)]) -> String {
+    let names: Vec<&str> = counters.iter().filter(|c| c.2).map(|c| c.0).collect();
+    let mut s = format!("| scenario | {} | all within |\n", names.join(" | "));
     s += &format!("|---|{}---|\n", "---|".repeat(names.len()));
     for c in results {
         let cells: Vec<String> = c
@@ -264,7 +329,7 @@ pub fn rewrite_doc(path: &Path, section: &str, table: &str) -> Result<(), String
         return Err(format!("{}: `{end}` comes before `{begin}`", path.display()));
     }
     let new = format!("{}{begin}\n{table}{}", &text[..b], &text[e..]);
-    crate::runner::write_text_atomic(path, &new).map_err(|e| e.to_string())
+    crate::write_atomic(path, new.as_bytes())
 }
 
 #[cfg(test)]

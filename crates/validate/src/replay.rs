@@ -1,0 +1,255 @@
+//! The simulator side of `validate`: the driver's dry-mode trace replayed as a
+//! workload thread on a machine configured like the host's group.
+
+use driver::pattern::Op;
+use driver::trace::Trace;
+use engine::{Access, Config, Program, RunReport, SimBuilder, Step};
+use mm::{FileId, RegionId};
+
+/// Replays a trace's accesses in order.
+pub struct TraceProgram {
+    ops: Vec<Op>,
+    next: usize,
+    region: Option<RegionId>,
+    file: Option<FileId>,
+}
+
+impl Program for TraceProgram {
+    fn next(&mut self) -> Step {
+        let Some(&op) = self.ops.get(self.next) else { return Step::Done };
+        self.next += 1;
+        Step::Access(match op {
+            Op::Anon { page, write } => {
+                Access::Mem { region: self.region.expect("trace declares anon pages"), page, write }
+            }
+            Op::File { page } => Access::FileRead { file: self.file.expect("trace declares file pages"), page },
+        })
+    }
+}
+
+/// The machine of a validation run.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// Kernel profile.
+    pub profile: &'static str,
+    /// `memcg.limit` in bytes.
+    pub limit_bytes: u64,
+    /// `memcg.swappiness`.
+    pub swappiness: u32,
+    /// Swap device kind (`zram`, `hdd`) and size.
+    pub swap_kind: &'static str,
+    /// Swap size in bytes.
+    pub swap_bytes: u64,
+    /// `swap_ra` (kernel, cluster).
+    pub swap_ra: &'static str,
+    /// `vm.page-cluster`.
+    pub page_cluster: u64,
+    /// `vma_ra_enabled`.
+    pub vma_ra: bool,
+    /// `memcg.stats_flush`: charges between the group's statistics flushes.
+    pub stats_flush: u64,
+    /// Settings measured on the kernel side (zram's compression, [`zram_settings`]).
+    pub measured: Vec<(String, String)>,
+    /// `--set KEY=VALUE` overrides from the command line, applied last.
+    pub extra: Vec<(String, String)>,
+    /// Global reclaim (no group): the guest's memory at the start of the run.
+    pub global: Option<GlobalStart>,
+}
+
+/// The guest's memory at the start of a global run (after dropping caches and
+/// compacting), from its `@section start`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalStart {
+    /// Pages the zones manage (`managed`, summed over the zones).
+    pub managed_pages: u64,
+    /// Free pages (`pages free`, summed over the zones).
+    pub free_pages: u64,
+    /// `vm.min_free_kbytes`.
+    pub min_free_kbytes: u64,
+    /// `vm.watermark_scale_factor`.
+    pub watermark_scale_factor: u64,
+}
+
+impl GlobalStart {
+    /// From the `start` section's `zone_ZONE_managed`, `zone_ZONE_free` and sysctl lines.
+    pub fn from_stats(start: &crate::stat::Stats) -> Result<GlobalStart, String> {
+        let zones = |key: &str| -> u64 {
+            start.iter().filter(|(k, _)| k.starts_with("zone_") && k.ends_with(key)).map(|(_, v)| v).sum()
+        };
+        let get = |key: &str| start.get(key).copied().ok_or_else(|| format!("the guest's start state lacks `{key}`"));
+        let g = GlobalStart {
+            managed_pages: zones("_managed"),
+            free_pages: zones("_free"),
+            min_free_kbytes: get("min_free_kbytes")?,
+            watermark_scale_factor: get("watermark_scale_factor")?,
+        };
+        if g.managed_pages == 0 || g.free_pages == 0 {
+            return Err("the guest's start state has no zone with managed and free pages".into());
+        }
+        Ok(g)
+    }
+
+    /// Pages the kernel holds at the start (kernel, slab, page tables, the
+    /// initramfs files): managed but not free.
+    pub fn reserved_pages(&self) -> u64 {
+        self.managed_pages.saturating_sub(self.free_pages)
+    }
+}
+
+impl Machine {
+    /// The `--set` settings that reproduce this machine with `reclaimsim run`.
+    pub fn settings(&self) -> Vec<(String, String)> {
+        let size = engine::config::format_size;
+        let swap = ("swap".to_string(), format!("{}:{}", self.swap_kind, size(self.swap_bytes)));
+        let mut v: Vec<(String, String)> = match &self.global {
+            // The guest's managed memory with what the kernel held at the start reserved.
+            Some(g) => vec![
+                ("memory".into(), size(g.managed_pages * mm::PAGE_SIZE)),
+                ("memory.reserved".into(), size(g.reserved_pages() * mm::PAGE_SIZE)),
+            ],
+            // Enough RAM that only the group's limit causes reclaim (the host has GBs free).
+            None => vec![("memory".into(), size((self.limit_bytes * 4).max(1 << 30)))],
+        };
+        v.push(swap);
+        if let Some(g) = &self.global {
+            v.extend([
+                ("vm.swappiness".into(), self.swappiness.to_string()),
+                ("vm.min_free_kbytes".into(), g.min_free_kbytes.to_string()),
+                ("vm.watermark_scale_factor".into(), g.watermark_scale_factor.to_string()),
+            ]);
+        } else {
+            v.extend([
+                ("memcg.limit".into(), size(self.limit_bytes)),
+                ("memcg.swappiness".into(), self.swappiness.to_string()),
+            ]);
+        }
+        v.extend([
+            ("vm.page-cluster".into(), self.page_cluster.to_string()),
+            ("vma_ra_enabled".into(), (self.vma_ra as u8).to_string()),
+            ("swap_ra".into(), self.swap_ra.to_string()),
+        ]);
+        if self.global.is_none() {
+            v.push(("memcg.stats_flush".into(), self.stats_flush.to_string()));
+        }
+        v.extend(self.measured.iter().cloned());
+        v.extend(self.extra.iter().cloned());
+        v
+    }
+}
+
+/// `zram.comp_ratio` and `zram.same_filled_pct` from `/sys/block/zram0/mm_stat`
+/// (`orig_data_size compr_data_size mem_used_total mem_limit mem_used_max
+/// same_pages ...`) read while the workload's pages were stored: same-filled
+/// pages take no pool memory, the others compress `orig / compr` on average.
+/// Nothing where zram held no pages.
+pub fn zram_settings(mm_stat: &str) -> Result<Vec<(String, String)>, String> {
+    let f: Vec<u64> = mm_stat
+        .split_whitespace()
+        .map(|w| w.parse().map_err(|_| format!("zram mm_stat `{}`: `{w}` is not a number", mm_stat.trim())))
+        .collect::<Result<_, _>>()?;
+    let [orig, compr, _, _, _, same, ..] = f[..] else {
+        return Err(format!("zram mm_stat `{}`: expected at least 6 fields", mm_stat.trim()));
+    };
+    let stored = orig / mm::PAGE_SIZE;
+    if stored == 0 {
+        return Ok(Vec::new());
+    }
+    let mut v = vec![("zram.same_filled_pct".to_string(), format!("{:.2}", same as f64 * 100.0 / stored as f64))];
+    let compressed = (stored - same.min(stored)) * mm::PAGE_SIZE;
+    if compr > 0 && compressed > 0 {
+        let ratio = (compressed as f64 / compr as f64).clamp(1.0, 4096.0);
+        v.insert(0, ("zram.comp_ratio".to_string(), format!("{ratio:.2}")));
+    }
+    Ok(v)
+}
+
+/// Runs `trace` on `machine`; the report carries the memcg's memory.stat.
+pub fn simulate(machine: &Machine, trace: Trace) -> Result<RunReport, String> {
+    let mut cfg = Config::for_profile(machine.profile).map_err(|e| e.to_string())?;
+    for (k, v) in machine.settings() {
+        cfg.set(&k, &v).map_err(|e| e.to_string())?;
+    }
+    let mut b = SimBuilder::new(cfg).map_err(|e| e.to_string())?;
+    let region = (trace.anon_pages > 0).then(|| b.add_anon_region(trace.anon_pages));
+    let file = (trace.file_pages > 0).then(|| b.add_file(trace.file_pages));
+    b.add_thread("driver", Box::new(TraceProgram { ops: trace.ops, next: 0, region, file }));
+    b.build().run(&mut |_| {}).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn machine(global: Option<GlobalStart>) -> Machine {
+        Machine {
+            profile: "v6.2",
+            limit_bytes: 64 << 20,
+            swappiness: 60,
+            swap_kind: "zram",
+            swap_bytes: 1 << 30,
+            swap_ra: "kernel",
+            page_cluster: 3,
+            vma_ra: true,
+            stats_flush: 7,
+            measured: vec![("zram.comp_ratio".into(), "50".into())],
+            extra: vec![("vm.swappiness".into(), "100".into())],
+            global,
+        }
+    }
+
+    #[test]
+    fn global_start_from_the_guest_and_its_settings() {
+        let text = "MemTotal 215000\nMemFree 150000\nzone_DMA_managed 3840\nzone_DMA_free 3000\nzone_DMA32_managed 50000\nzone_DMA32_free 37000\nzone_Normal_managed 0\nzone_Normal_free 0\nzone_DMA32_min 400\nmin_free_kbytes 1800\nwatermark_scale_factor 10\n";
+        let start = crate::stat::parse_stats("start", text).unwrap();
+        let g = GlobalStart::from_stats(&start).unwrap();
+        assert_eq!(
+            g,
+            GlobalStart { managed_pages: 53840, free_pages: 40000, min_free_kbytes: 1800, watermark_scale_factor: 10 }
+        );
+        assert_eq!(g.reserved_pages(), 13840);
+        let mut lacking = start.clone();
+        lacking.remove("min_free_kbytes");
+        assert_eq!(GlobalStart::from_stats(&lacking).unwrap_err(), "the guest's start state lacks `min_free_kbytes`");
+        let s = machine(Some(g.clone())).settings();
+        let keys: Vec<&str> = s.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(!keys.iter().any(|k| k.starts_with("memcg.")), "no group: {keys:?}");
+        let first = |key: &str| s.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        assert_eq!((first("vm.min_free_kbytes"), first("vm.watermark_scale_factor")), (Some("1800"), Some("10")));
+        assert_eq!((first("memory"), first("memory.reserved")), (Some("215360K"), Some("55360K")));
+        // Measured settings, then the command line's, last.
+        assert_eq!(
+            &s[s.len() - 2..],
+            &[("zram.comp_ratio".into(), "50".into()), ("vm.swappiness".into(), "100".into())]
+        );
+        let mut cfg = engine::Config::for_profile("v6.2").unwrap();
+        for (k, v) in &s {
+            cfg.set(k, v).unwrap_or_else(|e| panic!("{k}={v}: {e}"));
+        }
+        let memcg = machine(None).settings();
+        assert_eq!(
+            &memcg[..3],
+            &[
+                ("memory".to_string(), "1G".to_string()),
+                ("swap".into(), "zram:1G".into()),
+                ("memcg.limit".into(), "64M".into())
+            ]
+        );
+        assert!(memcg.contains(&("memcg.stats_flush".into(), "7".into())));
+    }
+
+    #[test]
+    fn zram_ratio_from_mm_stat() {
+        // 1000 pages stored, 200 of them zero-filled, 800 in 64000 bytes.
+        let s = zram_settings("4096000 64000 90112 0 90112 200 0 0 0\n").unwrap();
+        assert_eq!(s, [("zram.comp_ratio".into(), "51.20".into()), ("zram.same_filled_pct".into(), "20.00".into())]);
+        assert!(zram_settings("0 0 0 0 0 0 0 0").unwrap().is_empty());
+        let all_same = zram_settings("40960 0 0 0 0 10 0 0").unwrap();
+        assert_eq!(all_same, [("zram.same_filled_pct".to_string(), "100.00".to_string())]);
+        assert!(zram_settings("1 2 3").unwrap_err().contains("expected at least 6 fields"));
+        assert!(zram_settings("1 x 3 4 5 6").unwrap_err().contains("`x` is not a number"));
+        let mut cfg = engine::Config::for_profile("v6.2").unwrap();
+        for (k, v) in &s {
+            cfg.set(k, v).unwrap();
+        }
+    }
+}
