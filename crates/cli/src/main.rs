@@ -10,12 +10,12 @@ mod sweep;
 mod trace_cmd;
 mod validate;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// A fast, deterministic simulator of Linux page reclaim.
 #[derive(Parser)]
-#[command(name = "reclaimsim", version, about, long_about = None)]
+#[command(name = "reclaimsim", version = experiment::VERSION, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -43,6 +43,13 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Check the simulator against the real kernel: the driver in a memory cgroup vs the simulator on its trace.
     Validate(validate::ValidateArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) for `reclaimsim`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) of `reclaimsim` and its commands.
+    Man,
     /// The workload driver (`driver run|dry PATTERN ...`, `driver patterns`), as the `reclaimsim-driver` binary.
     Driver {
         /// Driver arguments.
@@ -52,6 +59,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Writing into a closed pipe (`reclaimsim run ... | head`) ends the
+    // process quietly, as it does other command-line tools, instead of a
+    // panic in `println!`. Scratch files are unlinked when created, so none is left.
+    // SAFETY: restores the default disposition before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => runner::run(args),
@@ -73,6 +87,11 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::sweep(args),
         Command::Trace(args) => trace_cmd::trace(args),
         Command::Validate(args) => validate::validate(args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "reclaimsim", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man => man(),
         Command::Driver { args } => driver::cli::main(&args).map_err(|e| anyhow::Error::new(runner::UsageError(e))),
     };
     match result {
@@ -88,4 +107,17 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// `reclaimsim man`: the top-level page, then one section per command.
+fn man() -> anyhow::Result<()> {
+    let cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd.clone()).render(&mut out)?;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let title = format!("reclaimsim-{}", sub.get_name());
+        clap_mangen::Man::new(sub.clone()).title(title).render(&mut out)?;
+    }
+    std::io::Write::write_all(&mut std::io::stdout(), &out)?;
+    Ok(())
 }

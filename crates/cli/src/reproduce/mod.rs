@@ -152,8 +152,8 @@ pub struct Table {
 pub struct ReproduceArgs {
     /// Seed to reproduce (`seed-000` ... `seed-004`), `all`, or `list` to list them.
     pub seed: String,
-    /// Random seed of the workloads.
-    #[arg(long, default_value_t = 1)]
+    /// Random seed of the workloads (old name: --rng-seed).
+    #[arg(long = "seed", alias = "rng-seed", default_value_t = 1)]
     pub rng_seed: u64,
     /// Smaller runs for a quick look (and for the test suite); directions still hold.
     #[arg(long)]
@@ -163,7 +163,7 @@ pub struct ReproduceArgs {
     pub json: Option<std::path::PathBuf>,
     /// Write a report into this directory: `reproductions.md` with every table, a PNG bar chart per
     /// table and PNG time series (free memory, LRU sizes, refaults) of each seed's headline runs.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long = "output", short = 'o', alias = "report", value_name = "DIR")]
     pub report: Option<std::path::PathBuf>,
 }
 
