@@ -57,7 +57,7 @@ fn bad_input_exits_2_with_a_clear_message() {
         (vec!["run", "-w", "nosuch"], "unknown workload `nosuch`; `reclaimsim workloads` lists them"),
         (vec!["run", "-w", "ebizzy:alpah=1"], "workload `ebizzy` has no parameter `alpah`; valid parameters: size, alpha, chunk, copy, threads, ops, start_ms"),
         (vec!["run", "-w", "ebizzy:size=huge"], "bad value `huge` for `size`"),
-        (vec!["run", "-w", "hotcold", "--profile", "v9"], "unknown profile `v9`; `reclaimsim profiles` lists them"),
+        (vec!["run", "-w", "hotcold", "--profile", "v9"], "unknown profile `v9`; did you mean `v3.9`?"),
         (vec!["run", "-w", "hotcold", "--set", "memory=100K"], "too small"),
     ] {
         let out = reclaimsim(&args);

@@ -229,7 +229,9 @@ pub fn run_variants(variants: &[Variant], rng_seed: u64) -> Result<Vec<RunReport
         crate::output::status(&format!("[{}/{}] {} ({})", i + 1, variants.len(), v.label, v.workloads.join(" ")));
         let mut report = run_variant(v, rng_seed, sample)?;
         if let Some(ts) = report.timeseries.take() {
-            sampled.push(series::SampledRun { label: v.label.clone(), workloads: v.workloads.clone(), series: ts });
+            let kernel = std::iter::once(&v.profile).chain(&v.settings).cloned().collect::<Vec<_>>().join(" ");
+            let (label, workloads) = (v.label.clone(), v.workloads.clone());
+            sampled.push(series::SampledRun { label, kernel, workloads, series: ts });
         }
         out.push(report);
     }
