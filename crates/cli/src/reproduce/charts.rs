@@ -146,7 +146,10 @@ pub fn change_chart(path: &Path, seed: &str, t: &Table, kernels: &[(String, Stri
         .iter()
         .map(|m| {
             let seed_vals: Option<Vec<f64>> = m.seed.iter().copied().collect();
-            (seed_vals.as_deref().and_then(Metric::change).map(|c| c * 100.0), Metric::change(&m.ours).map(|c| c * 100.0))
+            (
+                seed_vals.as_deref().and_then(Metric::change).map(|c| c * 100.0),
+                Metric::change(&m.ours).map(|c| c * 100.0),
+            )
         })
         .collect();
     let lim = change_axis(changes.iter().flat_map(|(a, b)| [*a, *b]).flatten());
@@ -288,7 +291,9 @@ pub fn timeseries_chart(path: &Path, title: &str, runs: &[&SampledRun]) -> Resul
     // Panels where every run stays at zero (no file pages, no refaults before v3.15) are left out.
     let panels: Vec<&Panel> = PANELS
         .iter()
-        .filter(|p| runs.iter().any(|r| p.columns.iter().any(|(c, _)| r.series.rows.iter().any(|row| row[column(c)] > 0))))
+        .filter(|p| {
+            runs.iter().any(|r| p.columns.iter().any(|(c, _)| r.series.rows.iter().any(|row| row[column(c)] > 0)))
+        })
         .collect();
     let texts = legend_texts(runs);
     write_png(path, HEADER + PANEL_HEIGHT * panels.len().max(1) as u32, |root| {
@@ -418,7 +423,8 @@ mod tests {
         };
         let (a, b) = (run("base", "v5.7"), run("patch", "v5.9"));
         assert_eq!(legend_texts(&[&a, &b]), ["v5.7 (base)", "v5.9 (patch)"]);
-        let (a, b) = (run("base", "v6.2 memory=1G vma_ra_enabled=0"), run("optimized", "v6.2 memory=1G vma_ra_enabled=1"));
+        let (a, b) =
+            (run("base", "v6.2 memory=1G vma_ra_enabled=0"), run("optimized", "v6.2 memory=1G vma_ra_enabled=1"));
         assert_eq!(legend_texts(&[&a, &b]), ["vma_ra_enabled=0 (base)", "vma_ra_enabled=1 (optimized)"]);
         let c = run("v3.9", "v3.9");
         assert_eq!(legend_texts(&[&c]), ["v3.9"]);
