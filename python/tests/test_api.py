@@ -9,8 +9,11 @@ import reclaimsim
 
 
 def without_wall_clock(doc: dict) -> dict:
+    """The document less what is not a function of the inputs: wall time, and the
+    build's commit (the CLI and the extension may be built at different commits)."""
     doc = json.loads(json.dumps(doc))
     doc["sim"].pop("wall_seconds")
+    doc.pop("commit")
     return doc
 
 
