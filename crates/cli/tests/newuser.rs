@@ -84,6 +84,7 @@ fn bad_input_is_exit_2_with_a_suggestion_or_limit() {
         (vec!["compare", "--runs", ","], "expected comma-separated result documents"),
         (vec!["trace", "synth", "--records", "1", "--pages", "4294967295", "-"], "at most 1073741824"),
         (vec!["run", "-w", "hotcold", "--json", p(&missing_dir)], "does not exist"),
+        (vec!["reproduce", "seed-004", "--quick", "--json", p(&missing_dir)], "does not exist"),
     ];
     for (args, msg) in cases {
         let out = reclaimsim(&args);

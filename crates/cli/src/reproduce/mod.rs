@@ -259,6 +259,9 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         }
         return Ok(());
     }
+    if let Some(path) = &args.json {
+        runner::check_output(path, "--json")?;
+    }
     let chosen: Vec<&Entry> = if args.seed == "all" {
         ENTRIES.iter().collect()
     } else {
