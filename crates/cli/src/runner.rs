@@ -80,8 +80,19 @@ pub fn prepare(profile: &str, settings: &[String], workloads: &[String], seed: u
 
 /// Resolves a request (shared with the Python package); every input error is a [`UsageError`].
 pub fn prepare_request(req: &Request) -> Result<Prepared> {
-    experiment::prepare(req).map_err(|e| usage(e.0))
+    let p = experiment::prepare(req).map_err(|e| usage(e.0))?;
+    let need = experiment::limits::estimate(&p.info.config, 0);
+    if need >= LARGE_MACHINE_BYTES {
+        eprintln!(
+            "reclaimsim: note: this machine takes about {:.1} GiB of simulator memory; setting it up takes a while",
+            need as f64 / (1u64 << 30) as f64
+        );
+    }
+    Ok(p)
 }
+
+/// Simulator memory from which `run` says that setting the machine up takes a while.
+const LARGE_MACHINE_BYTES: u64 = 1 << 30;
 
 /// Writes `value` to `path` atomically as pretty JSON.
 pub fn write_json_atomic(path: &Path, value: &Value) -> Result<()> {

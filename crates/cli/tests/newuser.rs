@@ -131,6 +131,22 @@ fn a_trace_declaring_2_30_pages_is_refused_before_its_tables_are_built() {
 }
 
 #[test]
+fn a_large_machine_is_announced() {
+    // 16G of memory: about 112 MiB of frames, no note; 160G: 1.09 GiB, a note on stderr.
+    let args = |mem: &'static str| ["run", "-q", "-w", "anon:size=1M,ops=10", "--set", mem, "--set", "swap=none"];
+    let small = reclaimsim(&args("memory=16G"));
+    assert!(small.status.success() && !stderr(&small).contains("note"), "{}", stderr(&small));
+    let large = reclaimsim(&args("memory=160G"));
+    if large.status.success() {
+        assert!(
+            stderr(&large).contains("note: this machine takes about 1.1 GiB of simulator memory"),
+            "{}",
+            stderr(&large)
+        );
+    }
+}
+
+#[test]
 fn stats_rejects_a_cache_of_zero_pages() {
     let d = dir("sizes");
     let trace = d.join("t.rtrace");
