@@ -111,13 +111,13 @@ pub fn short_title(title: &str) -> String {
 }
 
 /// The half-width of a change axis, percent: the largest change shown, with a
-/// margin, rounded up to 1, 2 or 5 times a power of ten (at least 2%, at most
+/// margin, rounded up to 1, 1.5, 2, 3, 5 or 7.5 times a power of ten (at least 2%, at most
 /// 200%; larger changes are clipped, their true figure written beside the bar).
 fn change_axis(changes: impl Iterator<Item = f64>) -> f64 {
     let largest = changes.map(f64::abs).filter(|c| c.is_finite()).fold(0.0, f64::max) * 1.15;
     let mut step = 1.0;
     loop {
-        for k in [1.0, 2.0, 5.0] {
+        for k in [1.0, 1.5, 2.0, 3.0, 5.0, 7.5] {
             let v = k * step;
             if v >= largest.max(2.0) || v >= 200.0 {
                 return v.min(200.0);
@@ -406,9 +406,11 @@ mod tests {
 
     #[test]
     fn change_axis_fits_the_data() {
-        assert_eq!(change_axis([-5.0, 3.0].into_iter()), 10.0);
+        assert_eq!(change_axis([-5.0, 3.0].into_iter()), 7.5);
         assert_eq!(change_axis([1.0].into_iter()), 2.0);
-        assert_eq!(change_axis([-54.0, 30.0].into_iter()), 100.0);
+        assert_eq!(change_axis([-54.0, 30.0].into_iter()), 75.0);
+        assert_eq!(change_axis([-24.0, 21.0].into_iter()), 30.0);
+        assert_eq!(change_axis([98.8].into_iter()), 150.0);
         assert_eq!(change_axis([17.0].into_iter()), 20.0);
         assert_eq!(change_axis([900.0, f64::INFINITY].into_iter()), 200.0);
     }
