@@ -83,20 +83,33 @@ def kernels() -> dict[str, dict]:
     return out
 
 
-def compare(img: Path) -> dict[str, dict[str, reclaimsim.Result]]:
-    """Runs every case under each kernel policy and CLOCK; writes one PNG per case."""
+def run_cases() -> dict[str, dict[str, reclaimsim.Result]]:
+    """Runs every case under each kernel policy and CLOCK: {case label: {policy: result}}."""
     results: dict[str, dict[str, reclaimsim.Result]] = {}
-    for i, (label, workloads) in enumerate(CASES):
+    for label, workloads in CASES:
         runs = {name: reclaimsim.run(workloads, settings={**SETTINGS, **extra}) for name, extra in kernels().items()}
         runs["CLOCK (Python)"] = reclaimsim.run(workloads, settings=SETTINGS, policy=Clock())
         results[label] = runs
-        plot.compare(runs, METRICS, path=img / f"plugin-case{i + 1}.png", title=f"{label}: {' + '.join(workloads)}")
-        for name, r in runs.items():
-            row = "  ".join(f"{m}={plot.metric_value(r, m):,.0f}" for m in METRICS)
-            print(f"{label:<20} {name:<16} {row}")
+    return results
+
+
+def draw(results: dict[str, dict[str, reclaimsim.Result]], img: Path) -> None:
+    """One bar-chart PNG per case, and the memory panels of the hot/cold runs."""
+    for i, (label, workloads) in enumerate(CASES):
+        plot.compare(results[label], METRICS, path=img / f"plugin-case{i + 1}.png", title=f"{label}: {' + '.join(workloads)} (64 MiB, SSD swap)")
     runs = results[CASES[0][0]]
     runs["CLOCK (Python)"].plot("memory", path=img / "plugin-clock-memory.png")
     runs["classic LRU"].plot("memory", path=img / "plugin-classic-memory.png")
+
+
+def compare(img: Path) -> dict[str, dict[str, reclaimsim.Result]]:
+    """Runs the comparison, prints it and writes its figures into `img`."""
+    results = run_cases()
+    for label, runs in results.items():
+        for name, r in runs.items():
+            row = "  ".join(f"{m}={plot.metric_value(r, m):,.0f}" for m in METRICS)
+            print(f"{label:<20} {name:<16} {row}")
+    draw(results, img)
     return results
 
 

@@ -46,9 +46,10 @@ def reclaim(result, ax):
         _no_samples(ax, "samples")
         return ax
     dt = ts["time_ns"].diff().fillna(ts["time_ns"]) / 1e9
-    for (label, cols), style in zip(RATES.items(), ["-", "--", ":", "-."]):
+    # Widest first, so that equal lines (swap-ins are anon refaults) show inside each other.
+    for (label, cols), style, width in zip(RATES.items(), ["-", "--", ":", "-."], [4.0, 2.8, 2.0, 1.4]):
         total = ts[cols].sum(axis=1)
-        ax.plot(ts.index, total.diff().fillna(total) / dt, style, label=label, linewidth=1.6)
+        ax.plot(ts.index, total.diff().fillna(total) / dt, style, label=label, linewidth=width)
     ax.set_xlabel("virtual time (s)")
     ax.set_ylabel("pages/s")
     ax.set_yscale("symlog", linthresh=10)
@@ -81,14 +82,16 @@ def draw(result, kind: str = "overview", ax=None, path=None):
     if kind == "overview":
         if ax is not None:
             raise ValueError("plot('overview') draws its own figure; give ax only for a single panel")
-        fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
-        for panel, a in zip(PANELS.values(), axes):
+        # Without samples only the latency panel has something to show.
+        panels = list(PANELS.values()) if not result.timeseries.empty else [latency]
+        fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.5), squeeze=False)
+        for panel, a in zip(panels, axes[0]):
             panel(result, a)
-        c = result.config
-        fig.suptitle(f"{' + '.join(c['workloads'])}  |  {c['profile']}  seed {c['seed']}", fontsize="medium")
+        fig.suptitle(run_title(result), fontsize="medium")
     elif kind in PANELS:
         if ax is None:
             fig, ax = plt.subplots(figsize=(7, 4.5))
+            fig.suptitle(run_title(result), fontsize="small")
         fig = ax.figure
         PANELS[kind](result, ax)
     else:
@@ -97,6 +100,34 @@ def draw(result, kind: str = "overview", ax=None, path=None):
     if path is not None:
         fig.savefig(path, dpi=110)
     return fig
+
+
+def machine(result) -> str:
+    """The simulated machine in words: `64 MiB of memory, 256 MiB of swap on ssd`."""
+    s = result.config["settings"]
+
+    def size(v: str) -> str:
+        units = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB"}
+        return f"{v[:-1]} {units[v[-1]]}" if v and v[-1] in units else f"{v} bytes"
+
+    swap = s.get("swap", "none")
+    if swap == "none":
+        swap_text = "no swap"
+    else:
+        kind, _, amount = swap.partition(":")
+        swap_text = f"{size(amount)} of swap on {kind}"
+    return f"{size(s['memory'])} of memory, {swap_text}"
+
+
+def run_title(result) -> str:
+    """A run in words: workloads by name, kernel profile, machine, seed."""
+    c = result.config
+    names = ", ".join(w.split(":")[0] for w in c["workloads"]) or "trace"
+    return f"{names} under kernel profile {c['profile']}: {machine(result)}, seed {c['seed']}"
+
+
+#: Units of the metrics `compare` and `metric_value` know (vmstat counters are pages or events).
+UNITS = {"ops_per_sec": "operations per second", "pgpgin": "KiB read", "pgpgout": "KiB written"}
 
 
 def compare(results: Mapping[str, object], metrics: Sequence[str], path=None, title: str | None = None):
@@ -109,6 +140,8 @@ def compare(results: Mapping[str, object], metrics: Sequence[str], path=None, ti
         ax.bar(range(len(labels)), values, color=[f"C{i}" for i in range(len(labels))])
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize="small")
         ax.set_title(metric)
+        unit = "ns" if metric.startswith("p") and metric.endswith("_ns") else UNITS.get(metric, "pages")
+        ax.set_ylabel(unit)
     if title:
         fig.suptitle(title, fontsize="medium")
     fig.tight_layout()

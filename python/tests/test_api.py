@@ -9,8 +9,11 @@ import reclaimsim
 
 
 def without_wall_clock(doc: dict) -> dict:
+    """The document less what is not a function of the inputs: wall time, and the
+    build's commit (the CLI and the extension may be built at different commits)."""
     doc = json.loads(json.dumps(doc))
     doc["sim"].pop("wall_seconds")
+    doc.pop("commit")
     return doc
 
 
@@ -91,6 +94,23 @@ def test_plots_write_png(tmp_path, kind):
     assert len(fig.axes) == (3 if kind == "overview" else 1)
     with pytest.raises(ValueError, match="expected overview"):
         r.plot("pie")
+    # The title says what ran in words: workload, profile, memory and swap.
+    assert fig._suptitle.get_text() == "hotcold under kernel profile v6.2: 16 MiB of memory, 64 MiB of swap on ssd, seed 1"
+
+
+def test_overview_without_samples_draws_no_empty_panels():
+    r = reclaimsim.run("anon:size=0.5x,ops=2000", settings={"memory": "16M", "swap": "none"}, timeseries_ms=None)
+    fig = r.plot()
+    assert [a.get_title() for a in fig.axes] == ["Operation latency"]
+    assert "no swap" in fig._suptitle.get_text()
+
+
+def test_compare_bars_have_units():
+    from reclaimsim import plot
+
+    runs = {p: reclaimsim.run("hotcold:rounds=2", profile=p, settings={"memory": "16M", "swap": "ssd:64M"}, timeseries_ms=None) for p in ["v5.7", "v5.9"]}
+    fig = plot.compare(runs, ["ops_per_sec", "pswpin", "pgpgin"])
+    assert [a.get_ylabel() for a in fig.axes] == ["operations per second", "pages", "KiB read"]
 
 
 BELADY_KEYS = ("opt_faults", "opt_capacity_pages", "faults", "faults_over_opt")
@@ -124,3 +144,21 @@ def test_bad_trace_names_the_file(tmp_path):
     bad.write_bytes(b"not a trace at all")
     with pytest.raises(reclaimsim.BadInput, match="bad.rtrace"):
         reclaimsim.run(trace=bad, settings={"memory": "16M"})
+
+
+def test_reclaimsim_command_runs_the_cli(tmp_path):
+    """`python -m reclaimsim` and the installed `reclaimsim` script run the command line in-process."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    p = subprocess.run([sys.executable, "-m", "reclaimsim", "--version"], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.startswith("reclaimsim 0.") and "(commit " in p.stdout, p
+    p = subprocess.run([sys.executable, "-m", "reclaimsim", "run", "-w", "hotcld"], capture_output=True, text=True)
+    assert p.returncode == 2 and "did you mean `hotcold`?" in p.stderr, p
+    script = Path(sys.executable).parent / "reclaimsim"
+    assert script.is_file(), "the package installs a `reclaimsim` command"
+    out = tmp_path / "r.json"
+    p = subprocess.run([str(script), "run", "-q", "-w", "anon:size=0.5x,ops=2000", "--set", "memory=1M", "--set", "swap=none", "--json", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert out.is_file() and p.stdout.startswith("# ran anon:size=0.5x")

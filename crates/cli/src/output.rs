@@ -1,6 +1,9 @@
 //! Listings and human-readable output.
 
+use engine::config::format_size;
 use engine::RunReport;
+use experiment::sections::{section_of, Section};
+use experiment::RunInfo;
 use workload::WORKLOADS;
 
 /// `reclaimsim workloads`.
@@ -15,19 +18,62 @@ pub fn print_workloads() {
     }
 }
 
-fn fmt_ns(ns: u64) -> String {
-    match ns {
-        0..=9_999 => format!("{ns}ns"),
-        10_000..=9_999_999 => format!("{:.1}us", ns as f64 / 1e3),
-        _ => format!("{:.2}ms", ns as f64 / 1e6),
+/// Simulated seconds: 3 decimals, 6 below one second (a short run is not 0.000 s).
+fn secs(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if s < 1.0 {
+        format!("{s:.6}")
+    } else {
+        format!("{s:.3}")
     }
 }
 
-/// `run`'s text output: the counters (unless `counters` is false), then a summary.
-pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
+/// Latency in microseconds, the one unit of every latency `run` prints.
+fn us(ns: f64) -> String {
+    format!("{:.2}", ns / 1e3)
+}
+
+/// The one line that names what ran: workloads, profile, machine, seed, and
+/// whether the run finished or `time_limit` stopped it.
+pub fn header(info: &RunInfo, r: &RunReport, trace: Option<&str>) -> String {
+    let mut what: Vec<String> = info.workloads.iter().map(|w| w.to_string()).collect();
+    if let Some(t) = trace {
+        what.push(format!("trace {t}"));
+    }
+    let c = &info.config;
+    let swap = if c.swap_bytes == 0 {
+        "no swap".to_string()
+    } else {
+        format!("swap {} on {}", format_size(c.swap_bytes), c.swap_kind.name())
+    };
+    let stopped = c.time_limit_ns != 0 && r.virtual_ns >= c.time_limit_ns;
+    format!(
+        "# ran {} | profile {} | memory {}, {swap} | seed {} | {} at {} s simulated",
+        what.join(" + "),
+        c.profile,
+        format_size(c.memory_bytes),
+        info.seed,
+        if stopped { "stopped by time_limit" } else { "finished" },
+        secs(r.virtual_ns)
+    )
+}
+
+/// `run`'s text output: the header line, the counters by `/proc` file (unless
+/// `counters` is false), then a summary.
+pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: bool, trace: Option<&str>) {
+    println!("{}", header(info, r, trace));
     if counters {
-        for (name, v) in &r.vmstat {
+        println!("# /proc/vmstat");
+        for (name, v) in r.vmstat.iter().filter(|(n, _)| section_of(n) == Section::Vmstat) {
             println!("{name} {v}");
+        }
+        println!("# /proc/meminfo");
+        for (_, v) in r.vmstat.iter().filter(|(n, _)| section_of(n) == Section::Meminfo) {
+            println!("SwapFree: {} kB", v * mm::PAGE_SIZE / 1024);
+        }
+        println!("# /proc/zoneinfo (zone Normal, pages)");
+        for (name, v) in r.vmstat.iter().filter(|(n, _)| section_of(n) == Section::Zoneinfo) {
+            println!("{} {v}", name.trim_start_matches("wmark_"));
         }
         println!();
         if !r.memcg.is_empty() {
@@ -52,7 +98,7 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
             z("failed_writes")
         );
     }
-    println!("# simulated time     {:.3} s", r.virtual_ns as f64 / 1e9);
+    println!("# simulated time     {} s", secs(r.virtual_ns));
     println!(
         "# simulation speed   {} accesses in {:.2} s wall = {:.1} M accesses/s ({} events)",
         r.accesses,
@@ -62,12 +108,12 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
     );
     println!("# kswapd CPU         {:.3} s", r.kswapd_cpu_ns as f64 / 1e9);
     println!(
-        "# direct reclaim     {:.3} s in {} calls (p50 {}, p99 {}, max {})",
+        "# direct reclaim     {:.3} s in {} calls (latency us: p50 {}, p99 {}, max {})",
         r.direct_reclaim_ns as f64 / 1e9,
         r.direct_reclaims,
-        fmt_ns(r.direct_reclaim_latency(50.0)),
-        fmt_ns(r.direct_reclaim_latency(99.0)),
-        fmt_ns(r.direct_reclaim_latency(100.0))
+        us(r.direct_reclaim_latency(50.0) as f64),
+        us(r.direct_reclaim_latency(99.0) as f64),
+        us(r.direct_reclaim_latency(100.0) as f64)
     );
     let steal = |n| r.get(n).unwrap_or(0);
     let (scan, stolen) =
@@ -81,8 +127,12 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
     };
     println!("# kswapd work        {}", w(&r.kswapd_work));
     println!("# direct work        {}", w(&r.direct_work));
+    println!(
+        "# /proc/pressure/memory (total in us; the run-long share: {:.2}% some, {:.2}% full)",
+        r.psi.some.avg, r.psi.full.avg
+    );
     for (name, l) in [("some", &r.psi.some), ("full", &r.psi.full)] {
-        println!("# psi memory {name}    avg={:.2} total={}", l.avg, l.total_ns / 1000);
+        println!("{name} avg10={:.2} avg60={:.2} avg300={:.2} total={}", l.avg10, l.avg60, l.avg300, l.total_ns / 1000);
     }
     for wr in &r.control_writes {
         println!("# lru_gen write      {wr}");
@@ -97,6 +147,7 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
             ra_hit as f64 * 100.0 / ra as f64
         );
     }
+    println!("# operation latency, us");
     let mut header = format!("# {:<20} {:>12} {:>12}", "thread", "ops", "ops/s");
     for p in &engine::report::LATENCY_PERCENTILES {
         header += &format!(" {:>8}", if *p >= 100.0 { "max".to_string() } else { format!("p{p}") });
@@ -105,7 +156,7 @@ pub fn print_report(r: &RunReport, wall_seconds: f64, counters: bool) {
     for t in &r.threads {
         let mut line = format!("# {:<20} {:>12} {:>12.0}", t.name, t.ops, t.ops_per_sec());
         for (_, v) in &t.latency_ns {
-            line += &format!(" {:>8}", fmt_ns(*v));
+            line += &format!(" {:>8}", us(*v as f64));
         }
         println!("{line}");
     }
@@ -118,28 +169,24 @@ fn print_transactions(r: &RunReport) {
         return;
     }
     let pick = [50.0, 90.0, 99.0, 100.0];
+    println!("# transaction latency, us");
     let mut header = format!("# {:<20} {:>12} {:>12} {:>9}", "thread", "txns", "tps", "avg");
     for p in pick {
         header += &format!(" {:>9}", if p >= 100.0 { "max".to_string() } else { format!("p{p}") });
     }
     println!("{header}");
     for t in r.threads.iter().filter(|t| t.txns > 0) {
-        let mut line = format!(
-            "# {:<20} {:>12} {:>12.2} {:>9}",
-            t.name,
-            t.txns,
-            t.txns_per_sec(),
-            fmt_ns(t.txn_latency_mean_ns as u64)
-        );
+        let mut line =
+            format!("# {:<20} {:>12} {:>12.2} {:>9}", t.name, t.txns, t.txns_per_sec(), us(t.txn_latency_mean_ns));
         for (_, v) in t.txn_latency_ns.iter().filter(|(p, _)| pick.contains(p)) {
-            line += &format!(" {:>9}", fmt_ns(*v));
+            line += &format!(" {:>9}", us(*v as f64));
         }
         println!("{line}");
     }
     let txns: u64 = r.threads.iter().map(|t| t.txns).sum();
     let tps: f64 = r.threads.iter().map(|t| t.txns_per_sec()).sum();
     let mean = r.threads.iter().map(|t| t.txn_latency_mean_ns * t.txns as f64).sum::<f64>() / txns as f64;
-    println!("# transactions       {txns} ({tps:.2} tps, latency average {})", fmt_ns(mean as u64));
+    println!("# transactions       {txns} ({tps:.2} tps, latency average {} us)", us(mean));
 }
 
 /// A status line on stderr, only when stderr is a terminal.

@@ -24,9 +24,10 @@ impl std::error::Error for UsageError {}
 
 /// Arguments of `run`.
 #[derive(Args, Debug, Clone)]
+#[command(group(clap::ArgGroup::new("input").required(true).multiple(true).args(["workloads", "trace"])))]
 pub struct RunArgs {
     /// Workload NAME[:key=value,...]; repeat to run several side by side (see `reclaimsim workloads`).
-    #[arg(long = "workload", short = 'w', required_unless_present = "trace")]
+    #[arg(long = "workload", short = 'w')]
     pub workloads: Vec<String>,
     /// Replay this trace (reclaimsim trace format) as one more thread; also reports Belady's minimum faults.
     #[arg(long, value_name = "FILE")]
@@ -79,8 +80,19 @@ pub fn prepare(profile: &str, settings: &[String], workloads: &[String], seed: u
 
 /// Resolves a request (shared with the Python package); every input error is a [`UsageError`].
 pub fn prepare_request(req: &Request) -> Result<Prepared> {
-    experiment::prepare(req).map_err(|e| usage(e.0))
+    let p = experiment::prepare(req).map_err(|e| usage(e.0))?;
+    let need = experiment::limits::estimate(&p.info.config, 0);
+    if need >= LARGE_MACHINE_BYTES {
+        eprintln!(
+            "reclaimsim: note: this machine takes about {:.1} GiB of simulator memory; setting it up takes a while",
+            need as f64 / (1u64 << 30) as f64
+        );
+    }
+    Ok(p)
 }
+
+/// Simulator memory from which `run` says that setting the machine up takes a while.
+const LARGE_MACHINE_BYTES: u64 = 1 << 30;
 
 /// Writes `value` to `path` atomically as pretty JSON.
 pub fn write_json_atomic(path: &Path, value: &Value) -> Result<()> {
@@ -92,8 +104,29 @@ pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    let written = std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display())).and_then(|()| {
+        std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Checks, before any work, that an output file can be created where it is
+/// asked for: its directory exists and is a directory (usage error otherwise).
+pub fn check_output(path: &Path, option: &str) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(usage(format!(
+            "{option} {}: directory {} does not exist (create it first)",
+            path.display(),
+            dir.display()
+        )));
+    }
+    if path.is_dir() {
+        return Err(usage(format!("{option} {}: is a directory; give a file name", path.display())));
+    }
     Ok(())
 }
 
@@ -137,13 +170,16 @@ pub fn request(args: &RunArgs) -> Result<Request> {
 
 /// `reclaimsim run`.
 pub fn run(args: RunArgs) -> Result<()> {
+    if let Some(path) = &args.json {
+        check_output(path, "--json")?;
+    }
     if args.trace.is_some() {
         return crate::trace_cmd::run_trace(&args);
     }
     let p = prepare_request(&request(&args)?)?;
     let info = p.info.clone();
     let (report, wall) = execute(p, args.paranoid)?;
-    crate::output::print_report(&report, wall, !args.quiet);
+    crate::output::print_report(&info, &report, wall, !args.quiet, None);
     if args.lru_gen_dump {
         match report.control_reads.iter().find(|(name, _)| *name == "lru_gen") {
             Some((_, d)) => print!("{d}"),

@@ -154,14 +154,32 @@ fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead>>> {
     experiment::open_trace(path).map_err(|e| usage(e.0))
 }
 
-/// A scratch file, removed when dropped.
+/// A scratch file, unlinked as soon as it is created: no name is left behind
+/// however the process ends (SIGINT, SIGPIPE, a crash). It is read back
+/// through `/proc/self/fd`, each opening with its own file position.
 struct Scratch {
-    path: PathBuf,
+    file: File,
+    label: String,
 }
 
 impl Scratch {
-    /// A new empty scratch file next to `near` (or in the temp directory).
+    /// A new empty scratch file next to `near` (or in the temp directory), and a handle to write it.
     fn new(near: Option<&Path>, tag: &str) -> Result<(Scratch, File)> {
+        let (path, file) = Self::create(near, tag)?;
+        std::fs::remove_file(&path).with_context(|| format!("unlinking scratch file {}", path.display()))?;
+        let label = format!("{} (deleted)", path.display());
+        let writer = file.try_clone()?;
+        Ok((Scratch { file, label }, writer))
+    }
+
+    /// A new reader of the whole scratch file, from its start.
+    fn open(&self) -> Result<File> {
+        use std::os::fd::AsRawFd;
+        let fd = format!("/proc/self/fd/{}", self.file.as_raw_fd());
+        File::open(&fd).with_context(|| format!("reopening scratch file {} as {fd}", self.label))
+    }
+
+    fn create(near: Option<&Path>, tag: &str) -> Result<(PathBuf, File)> {
         let dir = near
             .and_then(Path::parent)
             .filter(|d| !d.as_os_str().is_empty())
@@ -169,18 +187,12 @@ impl Scratch {
         for n in 0..1000 {
             let path = dir.join(format!(".reclaimsim-{}-{n}.{tag}", std::process::id()));
             match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
-                Ok(f) => return Ok((Scratch { path }, f)),
+                Ok(f) => return Ok((path, f)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(e).with_context(|| format!("creating scratch file {}", path.display())),
             }
         }
         bail!("no free scratch file name in {}", dir.display())
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
     }
 }
 
@@ -259,18 +271,17 @@ fn convert_spooled(
         codec.encode(r, &mut buf[..codec.size()]);
         n += 1;
         progress.tick(|| format!("{n} records"));
-        w.write_all(&buf[..codec.size()])
-            .map_err(|e| trace::TraceError::io(&spool.path.display().to_string(), trace::Location::Nowhere, &e))
+        w.write_all(&buf[..codec.size()]).map_err(|e| trace::TraceError::io(&spool.label, trace::Location::Nowhere, &e))
     })
     .map_err(bad_input)?;
     w.flush()?;
-    let mut spooled = BufReader::with_capacity(1 << 16, File::open(&spool.path)?);
+    let mut spooled = BufReader::with_capacity(1 << 16, spool.open()?);
     write_trace_atomic(out, outline.header.clone(), compress, &mut |put| {
         for _ in 0..n {
             spooled.read_exact(&mut buf[..codec.size()])?;
             match codec.decode(&buf[..codec.size()]) {
                 Ok(Item::Record(r)) => put(&r)?,
-                other => bail!("scratch spool {} is corrupt: {other:?}", spool.path.display()),
+                other => bail!("scratch spool {} is corrupt: {other:?}", spool.label),
             }
         }
         Ok(())
@@ -307,6 +318,9 @@ fn convert_cmd(a: ConvertArgs) -> Result<()> {
         other => return Err(usage(format!("--as `{other}`: expected anon or file"))),
     };
     check_page_size(a.out.page_size)?;
+    if a.output != Path::new("-") {
+        runner::check_output(&a.output, "OUTPUT")?;
+    }
     let opts = Options { page_size: a.out.page_size, pages_as, skip_foreign_lines: false };
     let (mut input, label) = open_input(&a.input)?;
     let outline =
@@ -351,6 +365,12 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
     if a.pages == 0 || a.hot_pages > a.pages || a.hot_percent > 100 {
         return Err(usage("synth: need --pages >= 1, --hot-pages <= --pages and --hot-percent <= 100"));
     }
+    if u64::from(a.pages) > trace::format::MAX_TOTAL_PAGES {
+        return Err(usage(format!("synth: --pages {}: at most {}", a.pages, trace::format::MAX_TOTAL_PAGES)));
+    }
+    if a.output != Path::new("-") {
+        runner::check_output(&a.output, "OUTPUT")?;
+    }
     let s =
         Synth { records: a.records, pages: a.pages, hot_pages: a.hot_pages, hot_percent: a.hot_percent, seed: a.seed };
     write_trace_atomic(&a.output, s.header(), !a.no_compress, &mut |put| {
@@ -363,19 +383,25 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
 }
 
 /// Belady's MIN over a spooled page-id sequence of `n` references, at each capacity.
-fn belady_from_spool(seq: &Path, n: u64, pages: u32, capacities: &[u64]) -> Result<Vec<u64>> {
-    let (index, f) = Scratch::new(Some(seq), "nextuse")?;
+fn belady_from_spool(seq: &Scratch, n: u64, pages: u32, capacities: &[u64]) -> Result<Vec<u64>> {
+    let (index, f) = Scratch::new(None, "nextuse")?;
     let mut w = BufWriter::with_capacity(1 << 16, f);
-    belady::next_use_index(&mut File::open(seq)?, n, pages, &mut w)?;
+    belady::next_use_index(&mut seq.open()?, n, pages, &mut w)?;
     w.flush()?;
     drop(w);
     capacities
         .iter()
-        .map(|&c| Ok(belady::min_faults(&mut File::open(seq)?, &mut File::open(&index.path)?, n, pages, c.max(1))?))
+        .map(|&c| Ok(belady::min_faults(&mut seq.open()?, &mut index.open()?, n, pages, c.max(1))?))
         .collect()
 }
 
 fn stats_cmd(a: StatsArgs) -> Result<()> {
+    if a.sizes.contains(&0) {
+        return Err(usage("--sizes: a cache holds at least 1 page (0 given)"));
+    }
+    if let Some(path) = &a.json {
+        runner::check_output(path, "--json")?;
+    }
     let mut reader = open_trace(&a.file)?;
     let h = reader.header().clone();
     let mut stats = Stats::new(&h);
@@ -400,7 +426,7 @@ fn stats_cmd(a: StatsArgs) -> Result<()> {
     let sizes = if a.sizes.is_empty() { stats.default_sizes() } else { a.sizes.clone() };
     let lru = stats.stack.lru_misses(&sizes);
     let opt = match &spool {
-        Some((s, _)) => Some(belady_from_spool(&s.path, stats.refs, ids.total(), &sizes)?),
+        Some((s, _)) => Some(belady_from_spool(s, stats.refs, ids.total(), &sizes)?),
         None => None,
     };
     let refs = stats.refs.max(1) as f64;
@@ -495,12 +521,12 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
         config.memory_bytes
     };
     let capacity = limit / mm::PAGE_SIZE;
-    let opt = belady_from_spool(&spool.path, status.refs, ids.total(), &[capacity])?[0];
+    let opt = belady_from_spool(&spool, status.refs, ids.total(), &[capacity])?[0];
     // Pages brought into memory on demand: every allocation (first touch,
     // swap-in, page-cache read) except swap readahead's prefetches.
     let faults = report.get("pgalloc_normal").unwrap_or(0).saturating_sub(report.get("swap_ra").unwrap_or(0));
     let ratio = faults as f64 / opt.max(1) as f64;
-    crate::output::print_report(&report, wall, !args.quiet);
+    crate::output::print_report(&info, &report, wall, !args.quiet, Some(&path.display().to_string()));
     println!(
         "# trace              {} references{}",
         status.refs,

@@ -199,6 +199,11 @@ pub struct Device {
 }
 
 impl Device {
+    /// Requests served in parallel (the preset's or the override's channels).
+    pub fn channels(&self) -> usize {
+        self.channels.len()
+    }
+
     /// True for rotational devices (the kernel's `SWP_SOLIDSTATE` unset).
     pub fn rotational(&self) -> bool {
         self.kind == DeviceKind::Hdd

@@ -31,6 +31,13 @@ struct Delta {
 pub struct PsiLine {
     /// Share of the run's time in this state, percent (the run-long analogue of `avg10`).
     pub avg: f64,
+    /// `/proc/pressure`'s running averages over about 10, 60 and 300 s, percent,
+    /// as of the last whole [`PSI_PERIOD_NS`] period of the run (0 in a run shorter than one).
+    pub avg10: f64,
+    /// The 60 s running average, percent.
+    pub avg60: f64,
+    /// The 300 s running average, percent.
+    pub avg300: f64,
     /// Total stall time, ns (the kernel's `total`, which is in us).
     pub total_ns: u64,
 }
@@ -44,6 +51,13 @@ pub struct PsiMemory {
     pub full: PsiLine,
 }
 
+/// How often the running averages are updated: the kernel's `PSI_FREQ`, 2 s
+/// (its extra jiffy left out).
+pub const PSI_PERIOD_NS: Nanos = 2_000_000_000;
+
+/// The windows of `avg10`, `avg60` and `avg300`, seconds.
+const WINDOWS_S: [f64; 3] = [10.0, 60.0, 300.0];
+
 /// The accumulator.
 #[derive(Debug, Default)]
 pub struct Psi {
@@ -53,6 +67,10 @@ pub struct Psi {
     nonidle: i32,
     some_ns: u64,
     full_ns: u64,
+    /// `some_ns`/`full_ns` when the current averaging period began.
+    period_base: [u64; 2],
+    /// Running averages (`some`, `full`) x (10, 60, 300 s), percent.
+    avgs: [[f64; 3]; 2],
 }
 
 /// Fold pending steps when this many have accumulated.
@@ -117,8 +135,36 @@ impl Psi {
         self.pending.drain(..cut);
     }
 
-    /// Charges the current state from `swept_to` up to `t`.
+    /// Charges the current state from `swept_to` up to `t`, closing every
+    /// averaging period that ends on the way.
     fn account(&mut self, t: Nanos) {
+        loop {
+            let period_end = (self.swept_to / PSI_PERIOD_NS + 1) * PSI_PERIOD_NS;
+            if period_end > t {
+                break;
+            }
+            self.charge(period_end);
+            self.close_period();
+        }
+        self.charge(t);
+    }
+
+    /// Folds the period that just ended into the running averages, each decayed
+    /// by `e^(-period/window)` (the kernel keeps these factors in fixed point).
+    fn close_period(&mut self) {
+        let totals = [self.some_ns, self.full_ns];
+        for (i, avgs) in self.avgs.iter_mut().enumerate() {
+            let pct = (totals[i] - self.period_base[i]) as f64 * 100.0 / PSI_PERIOD_NS as f64;
+            for (avg, window) in avgs.iter_mut().zip(WINDOWS_S) {
+                let decay = (-(PSI_PERIOD_NS as f64 / 1e9) / window).exp();
+                *avg = *avg * decay + pct * (1.0 - decay);
+            }
+        }
+        self.period_base = totals;
+    }
+
+    /// Charges the current state from `swept_to` up to `t` (within one period).
+    fn charge(&mut self, t: Nanos) {
         let span = t.saturating_sub(self.swept_to);
         if span > 0 && self.stalled > 0 {
             self.some_ns += span;
@@ -134,10 +180,14 @@ impl Psi {
         self.sweep(end);
         self.account(end);
         let pct = |ns: u64| if end == 0 { 0.0 } else { ns as f64 * 100.0 / end as f64 };
-        PsiMemory {
-            some: PsiLine { avg: pct(self.some_ns), total_ns: self.some_ns },
-            full: PsiLine { avg: pct(self.full_ns), total_ns: self.full_ns },
-        }
+        let line = |total: u64, [avg10, avg60, avg300]: [f64; 3]| PsiLine {
+            avg: pct(total),
+            avg10,
+            avg60,
+            avg300,
+            total_ns: total,
+        };
+        PsiMemory { some: line(self.some_ns, self.avgs[0]), full: line(self.full_ns, self.avgs[1]) }
     }
 }
 
@@ -182,5 +232,26 @@ mod tests {
         let (ma, mb) = (a.finish(40), b.finish(40));
         assert_eq!(ma, mb);
         assert_eq!((ma.some.total_ns, ma.full.total_ns), (15, 15));
+        // Shorter than one averaging period: the running averages are still 0.
+        assert_eq!((ma.some.avg10, ma.some.avg60, ma.some.avg300), (0.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn running_averages_follow_the_kernels_decay() {
+        // Stalled throughout for 10 s = 5 periods: avg10 = 100 * (1 - e^(-2/10 * 5)).
+        let mut p = Psi::default();
+        p.task_start(0);
+        p.stall(0, 10 * PSI_PERIOD_NS / 2);
+        let m = p.finish(10 * PSI_PERIOD_NS / 2);
+        let expect = |w: f64| 100.0 * (1.0 - (-10.0f64 / w).exp());
+        assert!((m.some.avg10 - expect(10.0)).abs() < 1e-9, "{m:?}");
+        assert!((m.some.avg60 - expect(60.0)).abs() < 1e-9, "{m:?}");
+        assert!((m.some.avg300 - expect(300.0)).abs() < 1e-9, "{m:?}");
+        // Then 20 s idle: avg10 decays by e^(-2) from there (folded in one sweep).
+        let mut q = Psi::default();
+        q.task_start(0);
+        q.stall(0, 5 * PSI_PERIOD_NS);
+        let m = q.finish(15 * PSI_PERIOD_NS);
+        assert!((m.some.avg10 - expect(10.0) * (-2.0f64).exp()).abs() < 1e-9, "{m:?}");
     }
 }

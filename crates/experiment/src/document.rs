@@ -24,11 +24,15 @@ impl RunInfo {
     /// `reclaim`, `sim`, and `timeseries` when the run was sampled.
     /// `wall_seconds` is the only value that is not a function of the inputs.
     pub fn result_json(&self, r: &RunReport, wall_seconds: f64) -> Value {
-        let settings: Map<String, Value> =
-            self.config.resolved().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
+        let settings = typed_settings(&self.config);
         let memcg: Map<String, Value> = r.memcg.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let zram: Map<String, Value> = r.zram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-        let vmstat: Map<String, Value> = r.vmstat.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        let section = |keep: fn(&str) -> bool| -> Map<String, Value> {
+            r.vmstat.iter().filter(|(k, _)| keep(k)).map(|(k, v)| (k.to_string(), json!(v))).collect()
+        };
+        let vmstat = section(|k| crate::sections::section_of(k) == crate::sections::Section::Vmstat);
+        let meminfo = section(|k| crate::sections::section_of(k) == crate::sections::Section::Meminfo);
+        let zoneinfo = section(|k| crate::sections::section_of(k) == crate::sections::Section::Zoneinfo);
         let work = |w: &ReclaimWork| {
             json!({
                 "pages_scanned": w.pages_scanned,
@@ -42,7 +46,7 @@ impl RunInfo {
                 "walk_ptes": w.walk_ptes,
             })
         };
-        let psi_line = |l: &engine::PsiLine| json!({ "avg": l.avg, "total_us": l.total_ns / 1000 });
+        let psi_line = |l: &engine::PsiLine| json!({ "avg": l.avg, "avg10": l.avg10, "avg60": l.avg60, "avg300": l.avg300, "total_us": l.total_ns / 1000 });
         let dlat: Map<String, Value> =
             r.direct_reclaim_latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect();
         let threads: Vec<Value> = r
@@ -81,8 +85,11 @@ impl RunInfo {
         }
         let mut doc = json!({
             "reclaimsim": env!("CARGO_PKG_VERSION"),
+            "commit": crate::COMMIT,
             "config": config,
             "vmstat": vmstat,
+            "meminfo": meminfo,
+            "zoneinfo": zoneinfo,
             "memcg": if memcg.is_empty() { Value::Null } else { Value::Object(memcg) },
             "zram": if zram.is_empty() { Value::Null } else { Value::Object(zram) },
             "threads": threads,
@@ -115,4 +122,56 @@ impl RunInfo {
 /// `{"interval_ns": N, "columns": [...], "rows": [[...], ...]}`.
 fn timeseries_json(ts: &Timeseries) -> Value {
     json!({ "interval_ns": ts.interval_ns, "columns": COLUMNS, "rows": ts.rows })
+}
+
+/// The resolved settings with JSON types: integers and decimals as numbers,
+/// switches as booleans, sizes and names as strings; a device parameter left
+/// at its kind's preset shows the preset's number (or `"preset"` where that
+/// number cannot be set back, as zram's bandwidth of 0).
+fn typed_settings(config: &Config) -> Map<String, Value> {
+    config
+        .resolved()
+        .into_iter()
+        .map(|(k, v)| {
+            let v = if v == "preset" { preset_value(config, k).unwrap_or(v) } else { v };
+            (k.to_string(), typed(config, k, v))
+        })
+        .collect()
+}
+
+/// `v` as a JSON number or boolean when it reads back as the same setting.
+fn typed(config: &Config, key: &str, v: String) -> Value {
+    // A switch accepts `on`; nothing else does.
+    if (v == "0" || v == "1") && config.clone().set(key, "on").is_ok() {
+        return Value::Bool(v == "1");
+    }
+    if let Ok(n) = v.parse::<u64>() {
+        return json!(n);
+    }
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.') => json!(x),
+        _ => Value::String(v),
+    }
+}
+
+/// The number a device parameter has under its kind's preset, in the setting's unit,
+/// when setting it explicitly gives a configuration that validates.
+fn preset_value(config: &Config, key: &str) -> Option<String> {
+    let (dev, param) = key.split_once('.')?;
+    let d = match dev {
+        "swap" => config.swap_kind.build(&config.swap_params),
+        "fs" => config.fs_kind.build(&config.fs_params),
+        _ => return None,
+    };
+    let n = match param {
+        "latency_us" => d.latency_ns / 1000,
+        "seek_us" => d.seek_ns / 1000,
+        "bandwidth_mbps" => d.bytes_per_sec / 1_000_000,
+        "channels" => d.channels() as u64,
+        "read_cpu_ns" => d.read_cpu_ns,
+        "write_cpu_ns" => d.write_cpu_ns,
+        _ => return None,
+    };
+    let mut c = config.clone();
+    (c.set(key, &n.to_string()).is_ok() && c.validate().is_ok()).then(|| n.to_string())
 }

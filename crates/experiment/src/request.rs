@@ -1,6 +1,8 @@
 //! Run requests and their resolution into a simulation.
 
 use crate::document::RunInfo;
+use crate::{limits, suggest};
+use engine::config::{format_size, SETTINGS};
 use engine::{Config, Nanos, SimBuilder};
 use std::fmt;
 use workload::WorkloadSpec;
@@ -45,13 +47,39 @@ pub struct Prepared {
 /// (the `i`-th with stream `i` of the seed).
 pub fn prepare(req: &Request) -> Result<Prepared, InputError> {
     let err = |m: String| InputError(m);
+    if engine::profile::find(&req.profile).is_none() {
+        let names = engine::profile::PROFILES.iter().map(|p| p.name);
+        return Err(err(format!(
+            "--profile: {}",
+            suggest::unknown("profile", &req.profile, names, "reclaimsim profiles")
+        )));
+    }
     let mut config = Config::for_profile(&req.profile).map_err(|e| err(e.to_string()))?;
     for s in &req.settings {
         let (k, v) = s.split_once('=').ok_or_else(|| err(format!("--set `{s}`: expected KEY=VALUE")))?;
-        config.set(k.trim(), v.trim()).map_err(|e| err(format!("--set {s}: {e}")))?;
+        let key = k.trim();
+        if !SETTINGS.iter().any(|st| st.key == key) {
+            let keys = SETTINGS.iter().map(|st| st.key);
+            return Err(err(format!("--set {s}: {}", suggest::unknown("setting", key, keys, "reclaimsim settings"))));
+        }
+        config.set(key, v.trim()).map_err(|e| err(format!("--set {s}: {e}")))?;
     }
     if req.timeseries_ns == Some(0) {
         return Err(err("timeseries interval must be positive".into()));
+    }
+    limits::check_devices(&config)?;
+    config.validate().map_err(|e| err(e.to_string()))?;
+    let what = format!("memory={} swap={}", format_size(config.memory_bytes), format_size(config.swap_bytes));
+    limits::check_fits(&config, 0, &what, limits::host_memory())?;
+    for w in &req.workloads {
+        let name = w.split_once(':').map_or(w.as_str(), |(n, _)| n).trim();
+        if !workload::WORKLOADS.iter().any(|d| d.name == name) {
+            let names = workload::WORKLOADS.iter().map(|d| d.name);
+            return Err(err(format!(
+                "--workload {w}: {}",
+                suggest::unknown("workload", name, names, "reclaimsim workloads")
+            )));
+        }
     }
     let mut builder = SimBuilder::new(config.clone()).map_err(|e| err(e.to_string()))?;
     let mut resolved = Vec::new();

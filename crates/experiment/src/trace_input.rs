@@ -46,6 +46,9 @@ impl Prepared {
     pub fn add_trace(&mut self, path: &Path, tap: Option<Box<dyn Write>>) -> Result<TraceRun, InputError> {
         let reader = open_trace(path)?;
         let file = path.display().to_string();
+        let declared = reader.header().total_pages();
+        let what = format!("{file} (its header declares {declared} pages)");
+        crate::limits::check_fits(&self.info.config, declared, &what, crate::limits::host_memory())?;
         let installed =
             replay::install(&mut self.builder, reader.header()).map_err(|m| InputError(format!("{file}: {m}")))?;
         let header = reader.header().clone();

@@ -94,11 +94,20 @@ fn run(
 }
 
 /// The Python module.
+/// The `reclaimsim` command line on `args` (program name first); returns its exit code.
+/// The Python package's `reclaimsim` command (`python -m reclaimsim`) calls it.
+#[pyfunction]
+fn cli(py: Python<'_>, args: Vec<String>) -> u8 {
+    py.detach(|| reclaimsim_cli::main_with(args))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add("BadInput", m.py().get_type::<BadInput>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__commit__", experiment::COMMIT)?;
     Ok(())
 }

@@ -110,13 +110,50 @@ pub fn short_title(title: &str) -> String {
     }
 }
 
+/// The half-width of a change axis, percent: the largest change shown, with a
+/// margin, rounded up to 1, 1.5, 2, 3, 5 or 7.5 times a power of ten (at least 2%, at most
+/// 200%; larger changes are clipped, their true figure written beside the bar).
+fn change_axis(changes: impl Iterator<Item = f64>) -> f64 {
+    let largest = changes.map(f64::abs).filter(|c| c.is_finite()).fold(0.0, f64::max) * 1.15;
+    let mut step = 1.0;
+    loop {
+        for k in [1.0, 1.5, 2.0, 3.0, 5.0, 7.5] {
+            let v = k * step;
+            if v >= largest.max(2.0) || v >= 200.0 {
+                return v.min(200.0);
+            }
+        }
+        step *= 10.0;
+    }
+}
+
+/// A column heading as its legend names it (with the kernel, see [`legend_texts`]) when known.
+fn with_kernel(label: &str, kernels: &[(String, String)]) -> String {
+    kernels.iter().find(|(l, _)| l == label).map_or_else(|| label.to_string(), |(_, text)| text.clone())
+}
+
 /// Horizontal bars, per metric, of the seed's relative change (grey) and ours
-/// (blue) from the first column to the last, clipped at ±100% with the true
-/// figure written beside each bar.
-pub fn change_chart(path: &Path, seed: &str, t: &Table) -> Result<()> {
+/// (blue) from the first column to the last, on an axis scaled to the largest
+/// change (see [`change_axis`]) with the true figure written beside each bar.
+/// `kernels` maps column headings to their legend texts, for the subtitle.
+pub fn change_chart(path: &Path, seed: &str, t: &Table, kernels: &[(String, String)]) -> Result<()> {
     const ROW: u32 = 46;
     let n = t.metrics.len();
     let (first, last) = (t.variants.first().map_or("", String::as_str), t.variants.last().map_or("", String::as_str));
+    let (first, last) = (with_kernel(first, kernels), with_kernel(last, kernels));
+    let changes: Vec<(Option<f64>, Option<f64>)> = t
+        .metrics
+        .iter()
+        .map(|m| {
+            let seed_vals: Option<Vec<f64>> = m.seed.iter().copied().collect();
+            (
+                seed_vals.as_deref().and_then(Metric::change).map(|c| c * 100.0),
+                Metric::change(&m.ours).map(|c| c * 100.0),
+            )
+        })
+        .collect();
+    let lim = change_axis(changes.iter().flat_map(|(a, b)| [*a, *b]).flatten());
+    let span = lim * 1.3;
     write_png(path, HEADER + 70 + ROW * n as u32, |root| {
         let (top, plot) = root.split_vertically(HEADER);
         let keys = [
@@ -135,15 +172,15 @@ pub fn change_chart(path: &Path, seed: &str, t: &Table) -> Result<()> {
             .margin_bottom(10)
             .x_label_area_size(50)
             .y_label_area_size(220)
-            .build_cartesian_2d(-145.0..145.0, -0.5..n as f64 - 0.5)?;
+            .build_cartesian_2d(-span..span, -0.5..n as f64 - 0.5)?;
         chart
             .configure_mesh()
             .disable_y_mesh()
             .y_labels(0)
             .bold_line_style(GRID)
             .light_line_style(TRANSPARENT)
-            .x_desc(format!("change, % ({first} → {last}; bars clipped at ±100%)"))
-            .x_labels(13)
+            .x_desc(format!("change, % ({first} → {last}; bars clipped at ±{lim}%)"))
+            .x_labels(11)
             .x_label_formatter(&|x| format!("{x:+.0}"))
             .label_style((FONT, 15))
             .axis_desc_style((FONT, 16))
@@ -152,30 +189,27 @@ pub fn change_chart(path: &Path, seed: &str, t: &Table) -> Result<()> {
         for (i, m) in t.metrics.iter().enumerate() {
             let y = (n - 1 - i) as f64;
             // The metric's name left of the plot (the label area), level with its bars.
-            let (px, py) = chart.backend_coord(&(-145.0, y));
+            let (px, py) = chart.backend_coord(&(-span, y));
             let style = (FONT, 15).into_font().color(&BLACK).pos(Pos::new(HPos::Right, VPos::Center));
             root.draw(&Text::new(m.name.clone(), (px - 10, py), style))?;
-            let seed_vals: Option<Vec<f64>> = m.seed.iter().copied().collect();
-            let bars = [
-                (seed_vals.as_deref().and_then(Metric::change), SEED_GREY, y + 0.04),
-                (Metric::change(&m.ours), PALETTE[0], y - 0.36),
-            ];
+            let bars = [(changes[i].0, SEED_GREY, y + 0.04), (changes[i].1, PALETTE[0], y - 0.36)];
             for (change, colour, y0) in bars {
                 let label_y = y0 + 0.16;
                 let Some(c) = change else {
                     let style = (FONT, 13).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
                     chart.plotting_area().draw(&Text::new(
                         "n/a (first value 0 or not given)",
-                        (2.0, label_y),
+                        (lim * 0.02, label_y),
                         style,
                     ))?;
                     continue;
                 };
-                let w = (c * 100.0).clamp(-100.0, 100.0);
+                let w = c.clamp(-lim, lim);
                 chart.plotting_area().draw(&Rectangle::new([(0.0, y0), (w, y0 + 0.32)], colour.filled()))?;
-                let (x, h) = if w < 0.0 { (w - 1.5, HPos::Right) } else { (w + 1.5, HPos::Left) };
+                let gap = lim * 0.015;
+                let (x, h) = if w < 0.0 { (w - gap, HPos::Right) } else { (w + gap, HPos::Left) };
                 let style = (FONT, 13).into_font().color(&BLACK).pos(Pos::new(h, VPos::Center));
-                chart.plotting_area().draw(&Text::new(format!("{:+.1}%", c * 100.0), (x, label_y), style))?;
+                chart.plotting_area().draw(&Text::new(format!("{c:+.1}%"), (x, label_y), style))?;
             }
         }
         Ok(())
@@ -254,19 +288,53 @@ pub fn timeseries_chart(path: &Path, title: &str, runs: &[&SampledRun]) -> Resul
     let subtitle = runs.first().map(|r| r.workloads.join("  ")).unwrap_or_default();
     let subtitle =
         if subtitle.chars().count() > 125 { subtitle.chars().take(124).collect::<String>() + "…" } else { subtitle };
-    write_png(path, HEADER + PANEL_HEIGHT * PANELS.len() as u32, |root| {
+    // Panels where every run stays at zero (no file pages, no refaults before v3.15) are left out.
+    let panels: Vec<&Panel> = PANELS
+        .iter()
+        .filter(|p| {
+            runs.iter().any(|r| p.columns.iter().any(|(c, _)| r.series.rows.iter().any(|row| row[column(c)] > 0)))
+        })
+        .collect();
+    let texts = legend_texts(runs);
+    write_png(path, HEADER + PANEL_HEIGHT * panels.len().max(1) as u32, |root| {
         let (top, rest) = root.split_vertically(HEADER);
-        let keys: Vec<Key> = runs
+        let keys: Vec<Key> = texts
             .iter()
             .enumerate()
-            .map(|(i, r)| Key { text: &r.label, colour: PALETTE[i % PALETTE.len()], boxed: false })
+            .map(|(i, t)| Key { text: t, colour: PALETTE[i % PALETTE.len()], boxed: false })
             .collect();
         header(&top, title, &subtitle, &keys)?;
-        for (panel, area) in PANELS.iter().zip(rest.split_evenly((PANELS.len(), 1))) {
+        for (panel, area) in panels.iter().zip(rest.split_evenly((panels.len().max(1), 1))) {
             draw_panel(&area, panel, runs, x_max)?;
         }
         Ok(())
     })
+}
+
+/// Legend texts: what tells the runs' kernels apart (the profile, and the
+/// settings not all runs share), then the column heading: `v5.9 (patch)`.
+pub fn legend_texts(runs: &[&SampledRun]) -> Vec<String> {
+    let words: Vec<Vec<&str>> = runs.iter().map(|r| r.kernel.split(' ').filter(|w| !w.is_empty()).collect()).collect();
+    let profiles_differ = words.iter().any(|w| w.first() != words[0].first());
+    runs.iter()
+        .zip(&words)
+        .map(|(r, w)| {
+            let mut parts: Vec<&str> = Vec::new();
+            if profiles_differ {
+                parts.extend(w.first());
+            }
+            parts.extend(w.iter().skip(1).filter(|s| !words.iter().all(|o| o.contains(s))));
+            if parts.is_empty() {
+                parts.extend(w.first());
+            }
+            let kernel = parts.join(" ");
+            if kernel.is_empty() || kernel == r.label {
+                r.label.clone()
+            } else {
+                format!("{kernel} ({})", r.label)
+            }
+        })
+        .collect()
 }
 
 fn draw_panel(area: &Area, panel: &Panel, runs: &[&SampledRun], x_max: f64) -> Result<()> {
@@ -295,8 +363,10 @@ fn draw_panel(area: &Area, panel: &Panel, runs: &[&SampledRun], x_max: f64) -> R
         .label_style((FONT, 14))
         .axis_desc_style((FONT, 15))
         .draw()?;
-    for (colour, dashed, pts) in lines {
-        let style = colour.stroke_width(2);
+    // Earlier runs are drawn wider, so a later run on the same values shows inside them.
+    let per_run = panel.columns.len();
+    for (k, (colour, dashed, pts)) in lines.into_iter().enumerate() {
+        let style = colour.stroke_width(2 + 2 * (runs.len() - 1 - k / per_run) as u32);
         if dashed {
             chart.draw_series(DashedLineSeries::new(pts, 7, 5, style))?;
         } else {
@@ -321,13 +391,45 @@ mod tests {
                 r
             })
             .collect();
-        let run =
-            SampledRun { label: "a".into(), workloads: vec![], series: Timeseries { interval_ns: 10_000_000, rows } };
+        let run = SampledRun {
+            label: "a".into(),
+            kernel: String::new(),
+            workloads: vec![],
+            series: Timeseries { interval_ns: 10_000_000, rows },
+        };
         let p = points(&run, column("nr_free_pages"), 2.0);
         assert_eq!(p.len(), 335, "every third of 1001 samples, plus the last");
         assert_eq!(p[0], (0.01, 2.0));
         assert_eq!(p[1], (0.04, 8.0));
         assert_eq!(*p.last().unwrap(), (10.01, 2002.0));
+    }
+
+    #[test]
+    fn change_axis_fits_the_data() {
+        assert_eq!(change_axis([-5.0, 3.0].into_iter()), 7.5);
+        assert_eq!(change_axis([1.0].into_iter()), 2.0);
+        assert_eq!(change_axis([-54.0, 30.0].into_iter()), 75.0);
+        assert_eq!(change_axis([-24.0, 21.0].into_iter()), 30.0);
+        assert_eq!(change_axis([98.8].into_iter()), 150.0);
+        assert_eq!(change_axis([17.0].into_iter()), 20.0);
+        assert_eq!(change_axis([900.0, f64::INFINITY].into_iter()), 200.0);
+    }
+
+    #[test]
+    fn legends_name_the_kernels() {
+        let run = |label: &str, kernel: &str| SampledRun {
+            label: label.into(),
+            kernel: kernel.into(),
+            workloads: vec![],
+            series: Timeseries { interval_ns: 1, rows: vec![] },
+        };
+        let (a, b) = (run("base", "v5.7"), run("patch", "v5.9"));
+        assert_eq!(legend_texts(&[&a, &b]), ["v5.7 (base)", "v5.9 (patch)"]);
+        let (a, b) =
+            (run("base", "v6.2 memory=1G vma_ra_enabled=0"), run("optimized", "v6.2 memory=1G vma_ra_enabled=1"));
+        assert_eq!(legend_texts(&[&a, &b]), ["vma_ra_enabled=0 (base)", "vma_ra_enabled=1 (optimized)"]);
+        let c = run("v3.9", "v3.9");
+        assert_eq!(legend_texts(&[&c]), ["v3.9"]);
     }
 
     #[test]

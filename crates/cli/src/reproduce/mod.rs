@@ -152,8 +152,8 @@ pub struct Table {
 pub struct ReproduceArgs {
     /// Seed to reproduce (`seed-000` ... `seed-004`), `all`, or `list` to list them.
     pub seed: String,
-    /// Random seed of the workloads.
-    #[arg(long, default_value_t = 1)]
+    /// Random seed of the workloads (old name: --rng-seed).
+    #[arg(long = "seed", alias = "rng-seed", default_value_t = 1)]
     pub rng_seed: u64,
     /// Smaller runs for a quick look (and for the test suite); directions still hold.
     #[arg(long)]
@@ -163,7 +163,7 @@ pub struct ReproduceArgs {
     pub json: Option<std::path::PathBuf>,
     /// Write a report into this directory: `reproductions.md` with every table, a PNG bar chart per
     /// table and PNG time series (free memory, LRU sizes, refaults) of each seed's headline runs.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long = "output", short = 'o', alias = "report", value_name = "DIR")]
     pub report: Option<std::path::PathBuf>,
 }
 
@@ -229,7 +229,9 @@ pub fn run_variants(variants: &[Variant], rng_seed: u64) -> Result<Vec<RunReport
         crate::output::status(&format!("[{}/{}] {} ({})", i + 1, variants.len(), v.label, v.workloads.join(" ")));
         let mut report = run_variant(v, rng_seed, sample)?;
         if let Some(ts) = report.timeseries.take() {
-            sampled.push(series::SampledRun { label: v.label.clone(), workloads: v.workloads.clone(), series: ts });
+            let kernel = std::iter::once(&v.profile).chain(&v.settings).cloned().collect::<Vec<_>>().join(" ");
+            let (label, workloads) = (v.label.clone(), v.workloads.clone());
+            sampled.push(series::SampledRun { label, kernel, workloads, series: ts });
         }
         out.push(report);
     }
@@ -256,6 +258,9 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             println!("{:<10} {}", e.name, e.about);
         }
         return Ok(());
+    }
+    if let Some(path) = &args.json {
+        runner::check_output(path, "--json")?;
     }
     let chosen: Vec<&Entry> = if args.seed == "all" {
         ENTRIES.iter().collect()

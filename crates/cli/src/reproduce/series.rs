@@ -16,6 +16,8 @@ pub const SAMPLE_NS: Nanos = 10_000_000;
 pub struct SampledRun {
     /// The variant's column heading.
     pub label: String,
+    /// The kernel it ran: the profile, then its settings (`v6.2 vma_ra_enabled=0`).
+    pub kernel: String,
     /// Its workload specifications (runs with the same ones form a chart).
     pub workloads: Vec<String>,
     /// The samples.
@@ -74,6 +76,7 @@ mod tests {
     fn run(label: &str, workload: &str) -> SampledRun {
         SampledRun {
             label: label.into(),
+            kernel: String::new(),
             workloads: vec![workload.into()],
             series: Timeseries { interval_ns: 1, rows: Vec::new() },
         }

@@ -1,5 +1,5 @@
-//! The local backend: each run is a child process of this executable
-//! (`reclaimsim run ... --json runs/ID.json`), `jobs` at a time. The child
+//! The local backend: each run is a child process of this executable, or of
+//! `$RECLAIMSIM_BIN` when set (`reclaimsim run ... --json runs/ID.json`), `jobs` at a time. The child
 //! writes its result atomically, so a result file on disk marks a finished run.
 
 use super::progress::Progress;
@@ -56,7 +56,12 @@ enum Note {
 /// Runs `runs` with `jobs` children at a time; results go to `runs_dir`,
 /// errors to `runs_dir/ID.error`.
 pub fn run_local(runs: &[&RunSpec], runs_dir: &Path, jobs: usize, progress: &mut Progress) -> Result<()> {
-    let exe: PathBuf = std::env::current_exe().context("locating the reclaimsim executable")?;
+    // `$RECLAIMSIM_BIN` when set (the Python package's command sets it: there
+    // this process is the Python interpreter), else this executable.
+    let exe: PathBuf = match std::env::var_os("RECLAIMSIM_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => std::env::current_exe().context("locating the reclaimsim executable")?,
+    };
     let queue = Mutex::new(runs.iter().copied().collect::<VecDeque<_>>());
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|s| -> Result<()> {

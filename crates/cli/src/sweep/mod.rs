@@ -24,7 +24,7 @@ pub struct SweepArgs {
     /// The sweep specification (TOML: workloads, profiles, seeds, [settings]).
     pub spec: PathBuf,
     /// Output directory [default: SPEC without its extension, plus `.out`].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long = "output", short = 'o', alias = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Local runs at a time [default: the number of CPUs]; with `--ray local`, the CPUs Ray may use.
     #[arg(long, short)]

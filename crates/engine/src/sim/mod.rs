@@ -255,11 +255,13 @@ impl Sim {
                 progress(Progress { virtual_ns: now, accesses: self.accesses() });
             }
         }
-        self.m.sample_until(now.min(limit));
+        // The run ends at the last queued event or thread clock, whichever is later.
+        let end = self.threads.iter().map(|t| t.clock).fold(now, Nanos::max).min(limit);
+        self.m.sample_until(end);
         // One O(memory) self-check at the end: a broken invariant is a simulator
         // bug, and its numbers must not pass for a result.
         self.m.check_invariants();
-        Ok(self.report(now.min(limit)))
+        Ok(self.report(end))
     }
 
     fn accesses(&self) -> u64 {
