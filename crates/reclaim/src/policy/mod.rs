@@ -1,6 +1,7 @@
 //! The reclaim policy interface: one LRU design per implementation.
 
 pub mod classic;
+pub mod clock;
 pub mod mglru;
 pub mod registry;
 

@@ -26,6 +26,12 @@ pub const POLICIES: &[PolicyEntry] = &[
         controls: &[],
     },
     PolicyEntry {
+        name: "clock",
+        summary: "CLOCK (second chance), one list per type: a textbook baseline",
+        build: |cfg| Box::new(crate::policy::clock::Clock::new(cfg.clone())),
+        controls: &[],
+    },
+    PolicyEntry {
         name: "mglru",
         summary: "multi-generational LRU (CONFIG_LRU_GEN, v6.1; v6.14 rework with mglru_rework=1)",
         build: |cfg| Box::new(Mglru::new(cfg.clone())),
