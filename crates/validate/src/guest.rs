@@ -141,11 +141,7 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
         }
         compare::rewrite_doc(path, family.name, &table).map_err(err)?;
     }
-    let missed: Vec<String> = results.iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
-    if !missed.is_empty() {
-        eprintln!("reclaimsim validate: outside tolerance: {}", missed.join(", "));
-    }
-    Ok(())
+    Ok(Stop::verdict(results.iter().copied())?)
 }
 
 /// A copy of `exe` without debug sections (`objcopy --strip-debug`) in `dir`:

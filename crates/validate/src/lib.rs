@@ -49,6 +49,22 @@ pub enum Stop {
     Usage(String),
     /// Validation cannot run on this machine (exit code 3; tests skip on it).
     Refused(String),
+    /// It ran, and these scenarios are outside tolerance (exit code 1); the
+    /// tables and JSON are written first.
+    Outside(Vec<String>),
+}
+
+impl Stop {
+    /// `Outside` unless every comparison is within tolerance.
+    fn verdict<'a>(results: impl IntoIterator<Item = &'a Comparison>) -> Result<(), Stop> {
+        let missed: Vec<String> =
+            results.into_iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
+        if missed.is_empty() {
+            Ok(())
+        } else {
+            Err(Stop::Outside(missed))
+        }
+    }
 }
 
 impl Stop {
@@ -57,6 +73,7 @@ impl Stop {
         match self {
             Stop::Usage(_) => 2,
             Stop::Refused(_) => 3,
+            Stop::Outside(_) => 1,
         }
     }
 }
@@ -66,6 +83,7 @@ impl fmt::Display for Stop {
         match self {
             Stop::Usage(why) => f.write_str(why),
             Stop::Refused(why) => write!(f, "validate cannot run here: {why}"),
+            Stop::Outside(names) => write!(f, "outside tolerance: {}", names.join(", ")),
         }
     }
 }
@@ -236,11 +254,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         );
         compare::rewrite_doc(path, "host", &table).map_err(err)?;
     }
-    let missed: Vec<String> = results.iter().filter(|c| !c.all_within()).map(|c| c.scenario.name.clone()).collect();
-    if !missed.is_empty() {
-        eprintln!("reclaimsim validate: outside tolerance: {}", missed.join(", "));
-    }
-    Ok(())
+    Ok(Stop::verdict(&results)?)
 }
 
 /// The scenario's dry-mode trace, written to `dir` and read back (the file is
