@@ -28,24 +28,4 @@ impl Machine {
             self.sampler.record(&self.mm, self.policy.lru_sizes());
         }
     }
-
-    /// A thread's clock passed its horizon at `clock`: takes the samples it
-    /// crossed that no other actor is behind, and returns the new horizon
-    /// (the next event, the time limit or the next sample).
-    pub(super) fn horizon_after(&mut self, clock: Nanos, limit: Nanos) -> Nanos {
-        let events = self.queue.next_time().min(limit);
-        self.sample_until(clock.saturating_sub(1).min(events));
-        events.min(self.sampler.next_at())
-    }
-
-    /// The thread at `clock` yields if it passed `*horizon`; on passing, the
-    /// horizon is renewed after taking the samples crossed.
-    #[inline]
-    pub(super) fn must_yield(&mut self, clock: Nanos, limit: Nanos, horizon: &mut Nanos) -> bool {
-        if clock <= *horizon {
-            return false;
-        }
-        *horizon = self.horizon_after(clock, limit);
-        clock > *horizon
-    }
 }

@@ -6,12 +6,13 @@
 //! event, so a resident hit costs no queue operation.
 //!
 //! The machine is cut by topic, along the kernel's files:
-//! - `queue`: the closed set of events and the time-ordered queue;
+//! - `queue`: the closed set of events, the time-ordered queue, a thread's horizon;
 //! - `build`: the machine and its threads from a configuration;
 //! - `fault`: the fault path (mm/memory.c, mm/swap_state.c, mm/filemap.c);
 //! - `page_alloc`: watermarks, kswapd wakeups, direct reclaim, retry and OOM;
 //! - `kswapd`: kswapd's life cycle (wake, balance steps, nap, sleep);
-//! - `io`: dirty pages, the flusher, writeback completions, reclaim throttling;
+//! - `writeback`: dirty pages, the flusher, reclaim's writes, writeback
+//!   completions, reclaim throttling waits;
 //! - `reclaim_clock`: the context of one reclaim call and time passing in it;
 //! - `memcg_charge`: the memory cgroup's charge and limit-reclaim loop;
 //! - `lru_batch`, `hooks`, `control` (policy control reads and writes), `report`.
@@ -22,8 +23,6 @@
 //!   but no other actor can see the page locked meanwhile.
 //! - S-EN3: a direct reclaimer that frees nothing is throttled until the next
 //!   event or one jiffy (`reclaim_throttle(NOPROGRESS)`), then retries.
-
-mod io;
 
 use crate::config::Config;
 use crate::device::Device;
@@ -52,6 +51,7 @@ mod page_alloc;
 mod queue;
 mod reclaim_clock;
 mod report;
+mod writeback;
 
 use kswapd::KswapdState;
 use queue::{Event, EventQueue};

@@ -1,5 +1,7 @@
-//! Scheduling: the closed set of events and the time-ordered queue.
+//! Scheduling: the closed set of events, the time-ordered queue, and a
+//! thread's horizon (how far it runs before the next queued event).
 
+use super::Machine;
 use crate::Nanos;
 use mm::Pfn;
 use std::cmp::Reverse;
@@ -51,5 +53,27 @@ impl EventQueue {
         }
         self.heap.extend(others.into_iter().map(Reverse));
         done
+    }
+}
+
+impl Machine {
+    /// A thread's clock passed its horizon at `clock`: takes the samples it
+    /// crossed that no other actor is behind, and returns the new horizon
+    /// (the next event, the time limit or the next sample).
+    pub(super) fn horizon_after(&mut self, clock: Nanos, limit: Nanos) -> Nanos {
+        let events = self.queue.next_time().min(limit);
+        self.sample_until(clock.saturating_sub(1).min(events));
+        events.min(self.sampler.next_at())
+    }
+
+    /// The thread at `clock` yields if it passed `*horizon`; on passing, the
+    /// horizon is renewed after taking the samples crossed.
+    #[inline]
+    pub(super) fn must_yield(&mut self, clock: Nanos, limit: Nanos, horizon: &mut Nanos) -> bool {
+        if clock <= *horizon {
+            return false;
+        }
+        *horizon = self.horizon_after(clock, limit);
+        clock > *horizon
     }
 }

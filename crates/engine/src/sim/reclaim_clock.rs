@@ -3,12 +3,12 @@
 //! writes queued so far and delivers the writeback completions due by then
 //! (S-DR3 names what remains).
 
-use super::{Event, EventQueue, Machine};
+use super::writeback::{end_writeback, submit_writes};
+use super::{EventQueue, Machine};
 use crate::config::CpuCosts;
 use crate::device::Device;
-use crate::writeback::file_page_pos;
 use crate::Nanos;
-use mm::{Mm, Pfn};
+use mm::Mm;
 use reclaim::direct::PassTime;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::ReclaimPolicy;
@@ -31,42 +31,6 @@ impl Machine {
 pub(super) fn reclaim_cost(cpu: &CpuCosts, swap_dev: &Device, w: &ReclaimWork) -> Nanos {
     let sync_write = if swap_dev.sync { swap_dev.write_cpu_ns } else { 0 };
     cpu.reclaim_work_ns(w, sync_write)
-}
-
-/// Schedules completions for writes reclaim submitted at `at`: swap-outs on
-/// the swap device (contiguous slots as one request, as the block layer merges
-/// them), file pages one request each on the filesystem device.
-pub(super) fn submit_writes(
-    mm: &Mm,
-    swap_dev: &mut Device,
-    fs_dev: &mut Device,
-    queue: &mut EventQueue,
-    pfns: &[Pfn],
-    at: Nanos,
-) {
-    let mut swap: Vec<(u32, Pfn)> = Vec::new();
-    for &pfn in pfns {
-        if mm.frames[pfn].is_anon() {
-            swap.push((mm.frames[pfn].swap, pfn));
-        } else {
-            let done = fs_dev.submit_at(at, file_page_pos(mm, pfn), 1, true);
-            queue.push(done, Event::WritebackDone(pfn));
-        }
-    }
-    swap.sort_unstable();
-    for run in swap.chunk_by(|a, b| b.0 == a.0 + 1) {
-        let done = swap_dev.submit_at(at, run[0].0 as u64, run.len() as u64, true);
-        for &(_, pfn) in run {
-            queue.push(done, Event::WritebackDone(pfn));
-        }
-    }
-}
-
-/// `folio_end_writeback()`: a `PG_reclaim` page is rotated to the inactive tail.
-pub(super) fn end_writeback(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, pfn: Pfn) {
-    if mm.end_writeback(pfn) {
-        policy.rotate_reclaimable(mm, pfn);
-    }
 }
 
 /// The engine's [`PassTime`] for one reclaim call that began at `start`:

@@ -1,12 +1,16 @@
-//! The machine's dirty-page paths: writes through file descriptors and shared
-//! mappings, `balance_dirty_pages`, the flusher's events, routing reclaim's
-//! writes to devices, and reclaim throttling waits (kept out of `sim.rs`).
+//! The machine's dirty pages and writeback, in one place: writes through file
+//! descriptors and shared mappings, `balance_dirty_pages`, the flusher's
+//! events, routing reclaim's writes to devices, writeback completions, and
+//! reclaim throttling waits. The model without the machine (dirty limits,
+//! pauses, the flusher's state, the `vm.dirty_*` knobs) is `crate::writeback`.
 
-use super::reclaim_clock::{end_writeback, submit_writes};
-use super::{Event, Machine, Stall};
+use super::{Event, EventQueue, Machine, Stall};
+use crate::device::Device;
+use crate::writeback::file_page_pos;
 use crate::writeback::{dirtyable_memory, Thresholds};
 use crate::{Nanos, HZ, JIFFY_NS};
-use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, VmEvent, Watermark};
+use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, VmEvent, Watermark};
+use reclaim::policy::ReclaimPolicy;
 use reclaim::policy::{AccessKind, Origin};
 use reclaim::throttle::ThrottleReason;
 use reclaim::ScanControl;
@@ -199,6 +203,42 @@ impl Machine {
 /// gfp): only while free pages are above the min watermark.
 fn above_min(m: &Machine) -> bool {
     reclaim::kswapd::watermark_ok(&m.mm, Watermark::Min)
+}
+
+/// Schedules completions for writes reclaim submitted at `at`: swap-outs on
+/// the swap device (contiguous slots as one request, as the block layer merges
+/// them), file pages one request each on the filesystem device.
+pub(super) fn submit_writes(
+    mm: &Mm,
+    swap_dev: &mut Device,
+    fs_dev: &mut Device,
+    queue: &mut EventQueue,
+    pfns: &[Pfn],
+    at: Nanos,
+) {
+    let mut swap: Vec<(u32, Pfn)> = Vec::new();
+    for &pfn in pfns {
+        if mm.frames[pfn].is_anon() {
+            swap.push((mm.frames[pfn].swap, pfn));
+        } else {
+            let done = fs_dev.submit_at(at, file_page_pos(mm, pfn), 1, true);
+            queue.push(done, Event::WritebackDone(pfn));
+        }
+    }
+    swap.sort_unstable();
+    for run in swap.chunk_by(|a, b| b.0 == a.0 + 1) {
+        let done = swap_dev.submit_at(at, run[0].0 as u64, run.len() as u64, true);
+        for &(_, pfn) in run {
+            queue.push(done, Event::WritebackDone(pfn));
+        }
+    }
+}
+
+/// `folio_end_writeback()`: a `PG_reclaim` page is rotated to the inactive tail.
+pub(super) fn end_writeback(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, pfn: Pfn) {
+    if mm.end_writeback(pfn) {
+        policy.rotate_reclaimable(mm, pfn);
+    }
 }
 
 #[cfg(test)]
