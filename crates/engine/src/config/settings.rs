@@ -17,6 +17,9 @@ pub static SETTINGS: LazyLock<Vec<Setting>> = LazyLock::new(|| {
     t.extend(Setting::lift(device::KNOBS, "fs.", "filesystem device: ", |c| &c.fs_params, |c| &mut c.fs_params));
     t.extend(Setting::lift(zram::KNOBS, "zram.", "zram: ", |c| &c.zram, |c| &mut c.zram));
     t.extend(Setting::lift(reclaim::config::KNOBS, "", "", |c| &c.reclaim, |c| &mut c.reclaim));
+    for policy in reclaim::policy::registry::POLICIES {
+        t.extend(Setting::lift(policy.knobs, "", "", |c| &c.reclaim, |c| &mut c.reclaim));
+    }
     t.extend(Setting::lift(swap_ra::KNOBS, "", "", |c| &c.swap_ra, |c| &mut c.swap_ra));
     t.extend(Setting::lift(memcg::KNOBS, "memcg.", "", |c| &c.memcg, |c| &mut c.memcg));
     t.extend(Setting::lift(writeback::KNOBS, "", "", |c| &c.writeback, |c| &mut c.writeback));

@@ -4,6 +4,7 @@ use crate::config::ReclaimConfig;
 use crate::policy::classic::Classic;
 use crate::policy::mglru::{debugfs, Mglru};
 use crate::policy::{ControlSpec, ReclaimPolicy};
+use knobs::Knob;
 
 /// A registered policy.
 pub struct PolicyEntry {
@@ -15,6 +16,8 @@ pub struct PolicyEntry {
     pub build: fn(&ReclaimConfig) -> Box<dyn ReclaimPolicy>,
     /// Its named controls ([`ReclaimPolicy::control`]).
     pub controls: &'static [ControlSpec],
+    /// Its own parameters, as settings (over its part of [`ReclaimConfig`]).
+    pub knobs: &'static [Knob<ReclaimConfig>],
 }
 
 /// All policies, alphabetically.
@@ -24,18 +27,21 @@ pub const POLICIES: &[PolicyEntry] = &[
         summary: "two-list active/inactive LRU per type with workingset detection (mm/vmscan.c without MGLRU)",
         build: |cfg| Box::new(Classic::new(cfg.clone())),
         controls: &[],
+        knobs: &[],
     },
     PolicyEntry {
         name: "clock",
         summary: "CLOCK (second chance), one list per type: a textbook baseline",
         build: |cfg| Box::new(crate::policy::clock::Clock::new(cfg.clone())),
         controls: &[],
+        knobs: &[],
     },
     PolicyEntry {
         name: "mglru",
         summary: "multi-generational LRU (CONFIG_LRU_GEN, v6.1; v6.14 rework with mglru_rework=1)",
         build: |cfg| Box::new(Mglru::new(cfg.clone())),
         controls: debugfs::CONTROLS,
+        knobs: crate::policy::mglru::config::KNOBS,
     },
 ];
 

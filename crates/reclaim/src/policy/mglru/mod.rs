@@ -26,6 +26,7 @@
 
 mod aging;
 mod bloom;
+pub mod config;
 pub mod debugfs;
 mod evict;
 pub mod gens;

@@ -1,0 +1,94 @@
+//! The multi-gen LRU's own parameters: `/sys/kernel/mm/lru_gen/*` and the
+//! MGLRU version flags, their defaults and their knob declarations (listed in
+//! the policy's registry entry; the values live in `ReclaimConfig::lru_gen`).
+
+use crate::config::ReclaimConfig;
+use knobs::{bool_knob, History, Kind, Knob, Version};
+
+const fn v(major: u16, minor: u16) -> Version {
+    Version::new(major, minor)
+}
+
+/// On from `since` on.
+const fn since(major: u16, minor: u16) -> History {
+    History::Behaviour { since: Some(v(major, minor)), until: None }
+}
+
+/// `/sys/kernel/mm/lru_gen/*` and the MGLRU version flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LruGenConfig {
+    /// `enabled` bit 0x0002: batched page-table walks feed the aging.
+    pub mm_walk: bool,
+    /// `enabled` bit 0x0004: the walk clears and tests accessed bits of non-leaf PMD entries.
+    pub nonleaf_young: bool,
+    /// `min_ttl_ms`: working-set protection; 0 = off.
+    pub min_ttl_ms: u64,
+    /// `mglru_rework` (v6.14, "rework refault detection" / "rework workingset protection"):
+    /// refs counted `PG_referenced` first, two-step promotion by the aging, refault
+    /// recency against `max_seq`, type selection over all tiers, tier gains 2:3.
+    pub rework_6_14: bool,
+    /// `mglru_6_12`: the v6.12 eviction loop and refault counters (checked
+    /// against Debian's 6.12.117 and 6.1.192 sources): below the default
+    /// priority a lruvec that needed aging is aged and left for this priority;
+    /// memcg reclaim is not cut short once enough was reclaimed; every refault
+    /// of an MGLRU shadow counts in `workingset_refault_*`, recent ones in
+    /// `workingset_activate_*`; pages added active lose their refs and
+    /// `PG_referenced`.
+    pub v6_12: bool,
+}
+
+impl Default for LruGenConfig {
+    /// `enabled = 0x0007`, `min_ttl_ms = 0`, v6.1 behaviour.
+    fn default() -> Self {
+        LruGenConfig { mm_walk: true, nonleaf_young: true, min_ttl_ms: 0, rework_6_14: false, v6_12: false }
+    }
+}
+
+/// The MGLRU knobs, over the `lru_gen` part of [`ReclaimConfig`].
+pub const KNOBS: &[Knob<ReclaimConfig>] = &[
+    Knob {
+        key: "lru_gen.enabled",
+        help: "MGLRU /sys/kernel/mm/lru_gen/enabled: 0x0001 core (always on with lru=mglru), 0x0002 page-table walks, 0x0004 non-leaf PMD accessed bits",
+        kind: Kind::Text,
+        history: History::Tunable { since: v(6, 1) },
+        get: |c| format!("0x{:04x}", 1 | (c.lru_gen.mm_walk as u32) << 1 | (c.lru_gen.nonleaf_young as u32) << 2),
+        set: |c, v| {
+            let expected = || "a capability mask 0x0000..0x0007 (hex with 0x, or decimal), y or n".to_string();
+            let caps = match v {
+                "y" => 7,
+                "n" => 0,
+                _ => match v.strip_prefix("0x") {
+                    Some(h) => u32::from_str_radix(h, 16).map_err(|_| expected())?,
+                    None => v.parse().map_err(|_| expected())?,
+                },
+            };
+            if caps > 7 {
+                return Err(expected());
+            }
+            c.lru_gen.mm_walk = caps & 2 != 0;
+            c.lru_gen.nonleaf_young = caps & 4 != 0;
+            Ok(())
+        },
+    },
+    knobs::u64_knob!(
+        "lru_gen.min_ttl_ms",
+        lru_gen.min_ttl_ms,
+        0,
+        1 << 32,
+        History::Tunable { since: v(6, 1) },
+        "MGLRU working-set protection: generations younger than this are not reclaimed by kswapd's aging (0 = off)"
+    ),
+    bool_knob!(
+        "mglru_rework",
+        lru_gen.rework_6_14,
+        since(6, 14),
+        "v6.14 MGLRU refault/tier rework: PG_referenced-first refs, two-step aging, refaults recent within 4 gens of max_seq, type by all tiers"
+    ),
+    bool_knob!(
+        "mglru_6_12",
+        lru_gen.v6_12,
+        // SIM-CHOICE: checked against 6.12's source; the individual changes landed between 6.2 and 6.12.
+        since(6, 12),
+        "v6.12 MGLRU (vs v6.1): after aging below the default priority the lruvec is left; memcg reclaim scans nr_to_scan without stopping at nr_to_reclaim; all refaults counted, recent ones as activations"
+    ),
+];
