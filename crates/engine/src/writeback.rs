@@ -27,7 +27,7 @@
 
 use crate::device::Device;
 use crate::{Nanos, HZ, JIFFY_NS};
-use knobs::{format_size, parse_size, u64_knob, History, Kind, Knob, Version};
+use knobs::{size_knob, u64_knob, History, Knob, Version};
 use mm::{Mm, PageFlags, Pfn};
 use std::collections::VecDeque;
 
@@ -89,28 +89,13 @@ pub const KNOBS: &[Knob<WritebackKnobs>] = &[
         SYSCTL,
         "interval of periodic writeback, 1/100 s (kernel default 500)"
     ),
-    Knob {
-        key: "vm.dirty_bytes",
-        help: "absolute dirty limit (size; 0 = use vm.dirty_ratio)",
-        kind: Kind::Size,
-        history: SYSCTL,
-        get: |w| format_size(w.dirty_bytes),
-        set: |w, v| {
-            w.dirty_bytes = parse_size(v)?;
-            Ok(())
-        },
-    },
-    Knob {
-        key: "vm.dirty_background_bytes",
-        help: "absolute background writeback threshold (size; 0 = use vm.dirty_background_ratio)",
-        kind: Kind::Size,
-        history: SYSCTL,
-        get: |w| format_size(w.dirty_background_bytes),
-        set: |w, v| {
-            w.dirty_background_bytes = parse_size(v)?;
-            Ok(())
-        },
-    },
+    size_knob!("vm.dirty_bytes", dirty_bytes, SYSCTL, "absolute dirty limit (size; 0 = use vm.dirty_ratio)"),
+    size_knob!(
+        "vm.dirty_background_bytes",
+        dirty_background_bytes,
+        SYSCTL,
+        "absolute background writeback threshold (size; 0 = use vm.dirty_background_ratio)"
+    ),
 ];
 
 /// A writeback sysctl: present in every kernel the profiles name.

@@ -51,6 +51,16 @@ pub enum History {
 }
 
 impl History {
+    /// A behaviour from `major.minor` on.
+    pub const fn since(major: u16, minor: u16) -> History {
+        History::Behaviour { since: Some(Version::new(major, minor)), until: None }
+    }
+
+    /// A behaviour up to and including `major.minor`.
+    pub const fn until(major: u16, minor: u16) -> History {
+        History::Behaviour { since: None, until: Some(Version::new(major, minor)) }
+    }
+
     /// The value a kernel of version `v` had, or `None` where the knob is not
     /// version-dependent (profiles keep the default).
     pub fn value_at(&self, v: Version) -> Option<&'static str> {
@@ -201,6 +211,24 @@ macro_rules! bool_knob {
             get: |c| (c.$($field).+ as u8).to_string(),
             set: |c, v| {
                 c.$($field).+ = $crate::parse_bool(v)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+/// A byte-size knob over a `u64` field (`4096`, `512K`, `4G`).
+#[macro_export]
+macro_rules! size_knob {
+    ($key:literal, $($field:ident).+, $history:expr, $help:literal) => {
+        $crate::Knob {
+            key: $key,
+            help: $help,
+            kind: $crate::Kind::Size,
+            history: $history,
+            get: |c| $crate::format_size(c.$($field).+),
+            set: |c, v| {
+                c.$($field).+ = $crate::parse_size(v)?;
                 Ok(())
             },
         }

@@ -170,16 +170,6 @@ const fn v(major: u16, minor: u16) -> Version {
     Version::new(major, minor)
 }
 
-/// On from `since` on.
-const fn since(major: u16, minor: u16) -> History {
-    History::Behaviour { since: Some(v(major, minor)), until: None }
-}
-
-/// On up to and including `until`.
-const fn until(major: u16, minor: u16) -> History {
-    History::Behaviour { since: None, until: Some(v(major, minor)) }
-}
-
 /// Every knob of reclaim shared by the policies, in the order `reclaimsim
 /// settings` lists them (a policy's own knobs are in its registry entry).
 pub const KNOBS: &[Knob<ReclaimConfig>] = &[
@@ -209,13 +199,13 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
     bool_knob!(
         "cache_challenges_anon",
         cache_challenges_anon,
-        since(5, 8),
+        History::since(5, 8),
         "v5.8: file refaults are compared with active file + anon, not active file alone"
     ),
     bool_knob!(
         "anon_start_inactive",
         anon_start_inactive,
-        since(5, 9),
+        History::since(5, 9),
         "v5.9 (seed 004): new and swapped-in anon pages start inactive; anon needs two looks to activate"
     ),
     bool_knob!(
@@ -228,25 +218,25 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
         "file_ratio_1to1",
         file_ratio_1to1,
         // KERNEL: 59dc76b0d4df "mm: vmscan: reduce size of inactive file list" (v4.7).
-        until(4, 6),
+        History::until(4, 6),
         "before 2016's 'reduce size of inactive file list': file active:inactive target 1:1"
     ),
     bool_knob!(
         "refaults_deactivate",
         refaults_deactivate,
-        since(4, 20),
+        History::since(4, 20),
         "v4.20+: file workingset activations force deactivation and end cache trim mode"
     ),
     bool_knob!(
         "anon_workingset",
         anon_workingset,
-        since(5, 9),
+        History::since(5, 9),
         "v5.9 (seed 004): shadow entries in swap cache, refault detection for anon"
     ),
     bool_knob!(
         "tiny_file_needs_anon",
         tiny_file_needs_anon,
-        since(4, 12),
+        History::since(4, 12),
         "v4.12+: a tiny file LRU (file + free <= high watermarks) forces anon-only scanning only if inactive anon is not low and has pages at this priority"
     ),
     bool_knob!(
@@ -258,19 +248,19 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
     bool_knob!(
         "kswapd_write_at_priority",
         dirty.kswapd_write_at_priority,
-        until(3, 10),
+        History::until(3, 10),
         "before v3.11 (seed 003): kswapd writes dirty file pages itself below priority 10; off: only while the node is flagged dirty"
     ),
     bool_knob!(
         "kswapd_flat_priority",
         dirty.kswapd_flat_priority,
-        since(3, 11),
+        History::since(3, 11),
         "v3.11: kswapd passes aim at the high watermark, priority drops when scanning falls short; off (v3.9): full passes, restart at priority 12 after 32 reclaimed"
     ),
     bool_knob!(
         "dirty_activate",
         dirty.dirty_activate,
-        since(4, 13),
+        History::since(4, 13),
         "v4.13: dirty/writeback file pages are activated and kswapd writes only pages seen twice; off: they stay on the inactive list"
     ),
     Knob {

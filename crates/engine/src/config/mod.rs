@@ -140,28 +140,13 @@ fn parse_kind(v: &str) -> Result<DeviceKind, String> {
 /// The machine's own knobs: memory, devices, watermarks, the LRU design, the
 /// page cache's readahead and the run's time limit.
 pub const KNOBS: &[Knob<Config>] = &[
-    Knob {
-        key: "memory",
-        help: "RAM of the simulated machine (size: 256M, 1G)",
-        kind: Kind::Size,
-        history: History::Model,
-        get: |c| format_size(c.memory_bytes),
-        set: |c, v| {
-            c.memory_bytes = parse_size(v)?;
-            Ok(())
-        },
-    },
-    Knob {
-        key: "memory.reserved",
-        help: "memory the kernel holds off the LRU from the start (slab, kernel data, unevictable boot files; size): taken from free memory before the run, never reclaimed; MemTotal stays `memory` (a real machine's MemTotal - MemFree when idle)",
-        kind: Kind::Size,
-        history: History::Model,
-        get: |c| format_size(c.reserved_bytes),
-        set: |c, v| {
-            c.reserved_bytes = parse_size(v)?;
-            Ok(())
-        },
-    },
+    knobs::size_knob!("memory", memory_bytes, History::Model, "RAM of the simulated machine (size: 256M, 1G)"),
+    knobs::size_knob!(
+        "memory.reserved",
+        reserved_bytes,
+        History::Model,
+        "memory the kernel holds off the LRU from the start (slab, kernel data, unevictable boot files; size): taken from free memory before the run, never reclaimed; MemTotal stays `memory` (a real machine's MemTotal - MemFree when idle)"
+    ),
     Knob {
         key: "swap",
         help: "swap device KIND:SIZE (hdd, ssd, nvme, zram, pmem), or `none`",

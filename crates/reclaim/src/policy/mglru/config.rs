@@ -5,15 +5,6 @@
 use crate::config::ReclaimConfig;
 use knobs::{bool_knob, History, Kind, Knob, Version};
 
-const fn v(major: u16, minor: u16) -> Version {
-    Version::new(major, minor)
-}
-
-/// On from `since` on.
-const fn since(major: u16, minor: u16) -> History {
-    History::Behaviour { since: Some(v(major, minor)), until: None }
-}
-
 /// `/sys/kernel/mm/lru_gen/*` and the MGLRU version flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LruGenConfig {
@@ -50,7 +41,7 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
         key: "lru_gen.enabled",
         help: "MGLRU /sys/kernel/mm/lru_gen/enabled: 0x0001 core (always on with lru=mglru), 0x0002 page-table walks, 0x0004 non-leaf PMD accessed bits",
         kind: Kind::Text,
-        history: History::Tunable { since: v(6, 1) },
+        history: History::Tunable { since: Version::new(6, 1) },
         get: |c| format!("0x{:04x}", 1 | (c.lru_gen.mm_walk as u32) << 1 | (c.lru_gen.nonleaf_young as u32) << 2),
         set: |c, v| {
             let expected = || "a capability mask 0x0000..0x0007 (hex with 0x, or decimal), y or n".to_string();
@@ -75,20 +66,20 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
         lru_gen.min_ttl_ms,
         0,
         1 << 32,
-        History::Tunable { since: v(6, 1) },
+        History::Tunable { since: Version::new(6, 1) },
         "MGLRU working-set protection: generations younger than this are not reclaimed by kswapd's aging (0 = off)"
     ),
     bool_knob!(
         "mglru_rework",
         lru_gen.rework_6_14,
-        since(6, 14),
+        History::since(6, 14),
         "v6.14 MGLRU refault/tier rework: PG_referenced-first refs, two-step aging, refaults recent within 4 gens of max_seq, type by all tiers"
     ),
     bool_knob!(
         "mglru_6_12",
         lru_gen.v6_12,
         // SIM-CHOICE: checked against 6.12's source; the individual changes landed between 6.2 and 6.12.
-        since(6, 12),
+        History::since(6, 12),
         "v6.12 MGLRU (vs v6.1): after aging below the default priority the lruvec is left; memcg reclaim scans nr_to_scan without stopping at nr_to_reclaim; all refaults counted, recent ones as activations"
     ),
 ];
