@@ -42,7 +42,7 @@ impl SimBuilder {
                 managed
             )));
         }
-        // The kernel's own memory is allocated after the watermarks are set from
+        // Simplification S-MM5: the kernel's own memory is allocated after the watermarks are set from
         // the managed pages, as at boot; it must leave room above the high watermark.
         let reserved = cfg.reserved_bytes.div_ceil(mm::PAGE_SIZE);
         if reserved >= managed - mm.zones[0].wmark(Watermark::High) {
