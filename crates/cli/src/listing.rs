@@ -5,7 +5,7 @@
 use anyhow::Result;
 use clap::Args;
 use engine::config::SETTINGS;
-use engine::profile::{Profile, PROFILES};
+use engine::profile::PROFILES;
 use engine::Config;
 use knobs::History;
 use serde_json::{json, Value};
@@ -26,10 +26,9 @@ fn span(h: &History) -> (Value, Value) {
     (since.map_or(Value::Null, |v| v.to_string().into()), until.map_or(Value::Null, |v| v.to_string().into()))
 }
 
-/// The value of `key` in profile `p`'s configuration.
-fn value_in(p: &Profile, key: &str) -> String {
-    let c = Config::for_profile(p.name).expect("profiles resolve");
-    c.resolved().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v).unwrap_or_default()
+/// Every profile's configuration, in [`PROFILES`] order.
+fn profile_configs() -> Vec<Config> {
+    PROFILES.iter().map(|p| Config::for_profile(p.name).expect("profiles resolve")).collect()
 }
 
 /// The kernels a knob's history names, in words.
@@ -101,11 +100,12 @@ pub fn settings_markdown() -> String {
         out += &format!(" {} |", p.kernel);
     }
     out += "\n";
+    let configs = profile_configs();
     for s in SETTINGS.iter().filter(|s| s.key == "lru" || s.history.value_at(knobs::Version::new(6, 2)).is_some()) {
         out += &format!("| `{}` |", s.key);
-        for p in PROFILES {
+        for (p, c) in PROFILES.iter().zip(&configs) {
             let mark = if p.patches.iter().any(|(k, _)| *k == s.key) { "*" } else { "" };
-            out += &format!(" {}{mark} |", value_in(p, s.key));
+            out += &format!(" {}{mark} |", s.get(c));
         }
         out += "\n";
     }
@@ -136,10 +136,11 @@ pub fn profiles(args: ListingArgs) -> Result<()> {
              flags differing from the default are marked *, a posted series' own settings +.\n",
             base.profile
         );
+        let defaults: std::collections::BTreeMap<&str, String> = base.resolved().into_iter().collect();
         for p in PROFILES {
             println!("{:<14} {} {}: {}", p.name, p.kernel, p.lru, p.summary);
             for (k, v) in p.settings() {
-                let def = base.resolved().into_iter().find(|(bk, _)| *bk == k).map(|(_, bv)| bv).unwrap_or_default();
+                let def = defaults.get(k).map_or("", String::as_str);
                 let mark = if p.patches.iter().any(|(pk, _)| *pk == k) {
                     "+"
                 } else if def == v {
