@@ -107,6 +107,14 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
         r.events
     );
     println!("# kswapd CPU         {:.3} s", r.kswapd_cpu_ns as f64 / 1e9);
+    if r.kswapd_run_delay_ns > 0 || r.threads.iter().any(|t| t.run_delay_ns > 0) {
+        let threads: u64 = r.threads.iter().map(|t| t.run_delay_ns).sum();
+        println!(
+            "# run delay          kswapd {:.3} s, threads {:.3} s (runnable, waiting for one of the cpus)",
+            r.kswapd_run_delay_ns as f64 / 1e9,
+            threads as f64 / 1e9
+        );
+    }
     println!(
         "# direct reclaim     {:.3} s in {} calls (latency us: p50 {}, p99 {}, max {})",
         r.direct_reclaim_ns as f64 / 1e9,

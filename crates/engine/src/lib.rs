@@ -17,6 +17,7 @@ pub mod profile;
 pub mod program;
 pub mod psi;
 pub mod report;
+pub mod sched;
 pub mod sim;
 pub mod swap_ra;
 pub mod timeseries;

@@ -19,6 +19,8 @@ pub struct ThreadReport {
     pub end_ns: Nanos,
     /// Time stalled in direct reclaim and reclaim throttling.
     pub reclaim_stall_ns: Nanos,
+    /// Time runnable but waiting for a CPU (schedstat run delay; 0 without `cpus`).
+    pub run_delay_ns: Nanos,
     /// Operation latency at each of [`LATENCY_PERCENTILES`], ns.
     pub latency_ns: [(f64, u64); 9],
     /// Mean operation latency, ns.
@@ -73,6 +75,8 @@ pub struct RunReport {
     pub accesses: u64,
     /// CPU time kswapd spent reclaiming.
     pub kswapd_cpu_ns: Nanos,
+    /// Time kswapd was runnable but waiting for a CPU (0 without `cpus`).
+    pub kswapd_run_delay_ns: Nanos,
     /// CPU time threads spent in direct reclaim.
     pub direct_reclaim_ns: Nanos,
     /// Work kswapd did (rmap walks, PTEs, pages), behind `kswapd_cpu_ns`.

@@ -64,6 +64,7 @@ impl RunInfo {
                     "ops_per_sec": t.ops_per_sec(),
                     "end_ns": t.end_ns,
                     "reclaim_stall_ns": t.reclaim_stall_ns,
+                    "run_delay_ns": t.run_delay_ns,
                     "latency_ns": lat,
                     "latency_mean_ns": t.latency_mean_ns,
                     "txns": t.txns,
@@ -95,6 +96,7 @@ impl RunInfo {
             "threads": threads,
             "reclaim": {
                 "kswapd_cpu_ns": r.kswapd_cpu_ns,
+                "kswapd_run_delay_ns": r.kswapd_run_delay_ns,
                 "direct_reclaim_ns": r.direct_reclaim_ns,
                 "direct_reclaims": r.direct_reclaims,
                 "direct_reclaim_latency_ns": dlat,

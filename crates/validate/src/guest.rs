@@ -270,6 +270,7 @@ fn boot_scenario(
             (Some(_), Some(r)) => Some(replay::GlobalStart::from_stats(&r.start).map_err(err)?),
             _ => None,
         },
+        cpus: crate::qemu::CPUS,
     };
     let sim_started = Instant::now();
     let sim = replay::simulate(&machine, trace).map_err(err)?;

@@ -225,6 +225,8 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             measured: Vec::new(),
             extra: args.sim_settings()?,
             global: None,
+            // The host's kswapd is not involved in limit reclaim: no CPU contention modelled.
+            cpus: 0,
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());

@@ -46,6 +46,9 @@ pub const GUEST_MB: u64 = 512;
 const APPEND: &str =
     "console=ttyS0 panic=-1 nokaslr norandmaps quiet loglevel=1 transparent_hugepage=never rdinit=/init";
 
+/// The guest's CPUs: one, so that the instruction-counted clock is deterministic.
+pub const CPUS: u64 = 1;
+
 /// The qemu arguments of a boot with `memory_mb` of RAM (TCG, one CPU,
 /// instruction-counted clock, fixed RTC, no devices but two serial ports).
 pub fn qemu_args(image: &Path, initrd: &Path, console: &Path, report: &Path, memory_mb: u64) -> Vec<String> {
@@ -54,7 +57,7 @@ pub fn qemu_args(image: &Path, initrd: &Path, console: &Path, report: &Path, mem
         "-accel",
         "tcg",
         "-smp",
-        "1",
+        &CPUS.to_string(),
         "-m",
         &format!("{memory_mb}M"),
         "-icount",

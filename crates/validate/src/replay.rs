@@ -54,6 +54,8 @@ pub struct Machine {
     pub extra: Vec<(String, String)>,
     /// Global reclaim (no group): the guest's memory at the start of the run.
     pub global: Option<GlobalStart>,
+    /// CPUs the workload and kswapd share (the guest's); 0: as many as they need.
+    pub cpus: u64,
 }
 
 /// The guest's memory at the start of a global run (after dropping caches and
@@ -111,6 +113,9 @@ impl Machine {
             None => vec![("memory".into(), size((self.limit_bytes * 4).max(1 << 30)))],
         };
         v.push(swap);
+        if self.cpus > 0 {
+            v.push(("cpus".into(), self.cpus.to_string()));
+        }
         if let Some(g) = &self.global {
             v.extend([
                 ("vm.swappiness".into(), self.swappiness.to_string()),
@@ -193,6 +198,7 @@ mod tests {
             stats_flush: 7,
             measured: vec![("zram.comp_ratio".into(), "50".into())],
             extra: vec![("vm.swappiness".into(), "100".into())],
+            cpus: if global.is_some() { 1 } else { 0 },
             global,
         }
     }
@@ -216,6 +222,7 @@ mod tests {
         let first = |key: &str| s.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!((first("vm.min_free_kbytes"), first("vm.watermark_scale_factor")), (Some("1800"), Some("10")));
         assert_eq!((first("memory"), first("memory.reserved")), (Some("215360K"), Some("55360K")));
+        assert_eq!(first("cpus"), Some("1"), "the guest's one CPU");
         // Measured settings, then the command line's, last.
         assert_eq!(
             &s[s.len() - 2..],

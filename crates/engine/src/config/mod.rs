@@ -13,6 +13,7 @@ pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};
 
 use crate::device::{DeviceKind, DeviceOverrides};
 use crate::memcg::MemcgKnobs;
+use crate::sched::SchedKnobs;
 use crate::swap_ra::SwapRaKnobs;
 use crate::writeback::WritebackKnobs;
 use knobs::{u64_knob, History, Kind, Knob, Version};
@@ -104,6 +105,8 @@ pub struct Config {
     pub memcg: MemcgKnobs,
     /// How pages compress in zram and the pool's `mem_limit`.
     pub zram: ZramKnobs,
+    /// The CPUs the actors share and the scheduler (`cpus`, `sched.*`).
+    pub sched: SchedKnobs,
 }
 
 impl Default for Config {
@@ -129,6 +132,7 @@ impl Default for Config {
             swap_ra: SwapRaKnobs::default(),
             memcg: MemcgKnobs::default(),
             zram: ZramKnobs::default(),
+            sched: SchedKnobs::default(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! the declarations next to the code that reads them.
 
 use super::{cpu, zram, Config};
-use crate::{device, memcg, swap_ra, writeback};
+use crate::{device, memcg, sched, swap_ra, writeback};
 use std::sync::LazyLock;
 
 /// One `--set` key of a run's configuration.
@@ -23,6 +23,7 @@ pub static SETTINGS: LazyLock<Vec<Setting>> = LazyLock::new(|| {
     t.extend(Setting::lift(swap_ra::KNOBS, "", "", |c| &c.swap_ra, |c| &mut c.swap_ra));
     t.extend(Setting::lift(memcg::KNOBS, "memcg.", "", |c| &c.memcg, |c| &mut c.memcg));
     t.extend(Setting::lift(writeback::KNOBS, "", "", |c| &c.writeback, |c| &mut c.writeback));
+    t.extend(Setting::lift(sched::KNOBS, "", "", |c| &c.sched, |c| &mut c.sched));
     t.extend(Setting::lift(cpu::KNOBS, "cpu.", "", |c| &c.cpu, |c| &mut c.cpu));
     t
 });

@@ -67,6 +67,7 @@ impl SimBuilder {
             policy.flush_group_stats(&mm);
         }
         let swap_dev = cfg.swap_kind.build(&cfg.swap_params);
+        let sched = crate::sched::Scheduler::new(&cfg.sched);
         Ok(SimBuilder {
             m: Machine {
                 mm,
@@ -95,6 +96,10 @@ impl SimBuilder {
                 reclaim_throttled_ns: 0,
                 memcg,
                 sampler: Sampler::off(),
+                sched,
+                sleep_ns: 0,
+                waker: None,
+                cpu_slice_end: crate::Nanos::MAX,
             },
             threads: Vec::new(),
         })

@@ -114,7 +114,10 @@ impl Machine {
             let listed = self.swap_in_page(pfn, slot, true);
             let (mut reads, drained) = self.swapin_readahead(region, page, slot);
             reads.push(slot);
-            (self.submit_swap_reads(&mut reads, slot, t), listed || drained)
+            let done = self.submit_swap_reads(&mut reads, slot, t);
+            // The faulting thread sleeps until its page is read (folio_lock).
+            self.sleep_ns += done - t;
+            (done, listed || drained)
         };
         self.note_refault_stall(pfn, done - t);
         self.map_swapped_in(region, page, pfn, write);
@@ -244,6 +247,9 @@ impl Machine {
         self.read_ahead(file, index, window, now + stall);
         let pos = ((file.0 as u64) << 32) | index as u64;
         let done = self.fs_dev.submit_at(now + stall, pos, window as u64, false);
+        if !self.fs_dev.sync {
+            self.sleep_ns += done - now - stall;
+        }
         self.note_refault_stall(pfn, done - now - stall);
         Ok((pfn, done - now, stall))
     }

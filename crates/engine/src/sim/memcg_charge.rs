@@ -41,6 +41,7 @@ impl Machine {
             let cost = self.work_cost(&sc.work);
             self.direct_reclaim_ns += cost;
             let wait = self.after_reclaim(&sc, now + stall, cost);
+            self.sleep_ns += wait;
             stall += cost + wait;
             let margin = self.memcg.as_ref().map_or(0, |m| m.margin(self.memcg_charged()));
             if sc.nr_reclaimed > 0 || margin >= 1 {

@@ -18,7 +18,8 @@
 //! - `lru_batch`, `hooks`, `control` (policy control reads and writes), `report`.
 //!
 //! Simplifications (listed in docs/model.md):
-//! - S-EN1: each thread and kswapd have a CPU of their own (no run-queue contention).
+//! - S-EN1: without `cpus=N`, each thread and kswapd have a CPU of their own
+//!   (no run-queue contention); with it, `cpus` schedules them (S-SC1..4).
 //! - S-EN2: a faulting page is inserted at once; the thread waits for the read,
 //!   but no other actor can see the page locked meanwhile.
 //! - S-EN3: a direct reclaimer that frees nothing is throttled until the next
@@ -29,6 +30,7 @@ use crate::device::Device;
 use crate::program::{Access, Program, Step};
 use crate::psi::Psi;
 use crate::report::RunReport;
+use crate::sched::{thread_actor, Actor, Scheduler};
 use crate::swap_ra::SwapReadahead;
 use crate::timeseries::Sampler;
 use crate::writeback::Flusher;
@@ -42,6 +44,7 @@ use std::fmt;
 
 mod build;
 mod control;
+mod cpus;
 mod fault;
 mod hooks;
 mod kswapd;
@@ -156,6 +159,15 @@ struct Machine {
     memcg: Option<crate::memcg::Memcg>,
     /// Periodic state samples (off unless asked for).
     sampler: Sampler,
+    /// The CPUs the actors share (`cpus=N`); `None`: each actor has its own (S-EN1).
+    sched: Option<Scheduler>,
+    /// Of the access in progress, time the thread slept (device waits,
+    /// throttling, dirty-page pauses) rather than ran.
+    sleep_ns: Nanos,
+    /// The thread actor inside a slow access (it wakes kswapd).
+    waker: Option<Actor>,
+    /// The running thread's slice end: it bounds the thread's horizon.
+    cpu_slice_end: Nanos,
 }
 
 struct Thread {
@@ -240,7 +252,7 @@ impl Sim {
             self.m.sample_until(t);
             self.m.events += 1;
             match ev {
-                Event::Thread(tid) => self.run_thread(tid as usize, limit)?,
+                Event::Thread(tid) => self.run_thread(tid as usize, now, limit)?,
                 Event::Kswapd(gen) if gen == self.m.kswapd_gen => self.m.kswapd_event(now),
                 Event::Kswapd(_) => {}
                 Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
@@ -268,10 +280,18 @@ impl Sim {
         self.threads.iter().map(|t| t.fast_ops + t.slow_ops).sum()
     }
 
-    /// Runs thread `tid` until its clock passes the next queued event.
-    fn run_thread(&mut self, tid: usize, limit: Nanos) -> Result<(), SimError> {
+    /// Runs thread `tid` (its event fired at `now`) until its clock passes the
+    /// next queued event, its slice ends, or it sleeps.
+    fn run_thread(&mut self, tid: usize, now: Nanos, limit: Nanos) -> Result<(), SimError> {
         let m = &mut self.m;
         let th = &mut self.threads[tid];
+        let actor = thread_actor(tid);
+        // A thread dispatched onto a CPU resumes when it gets it.
+        th.clock = th.clock.max(now);
+        if !m.cpu_enter(actor, th.clock) {
+            return Ok(());
+        }
+        let lru_cpu = m.cpu_index(actor, tid);
         let mut horizon = m.horizon_after(th.clock, limit);
         let access_ns = m.cfg.cpu.access_ns;
         loop {
@@ -281,6 +301,11 @@ impl Sim {
                     Step::Access(a) => (a, th.clock),
                     Step::Think(ns) => {
                         m.psi.idle(th.clock, th.clock + ns);
+                        if m.sched.is_some() {
+                            m.cpu_sleep(actor, th.clock);
+                            th.clock += ns;
+                            break;
+                        }
                         th.clock += ns;
                         if m.must_yield(th.clock, limit, &mut horizon) {
                             break;
@@ -297,6 +322,7 @@ impl Sim {
                     }
                     Step::Done => {
                         m.psi.task_end(th.clock);
+                        m.cpu_sleep(actor, th.clock);
                         th.done = true;
                         return Ok(());
                     }
@@ -307,21 +333,39 @@ impl Sim {
                 th.fast_ops += 1;
             } else {
                 m.events += 1;
-                m.lru_batches.set_cpu(tid);
-                match m.slow_access(access, th.clock) {
+                m.lru_batches.set_cpu(lru_cpu);
+                m.waker = Some(actor);
+                m.sleep_ns = 0;
+                let result = m.slow_access(access, th.clock);
+                m.waker = None;
+                let slept = std::mem::take(&mut m.sleep_ns);
+                match result {
                     Ok((cost, stall)) => {
                         m.psi.stall(th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));
+                        // S-SC5: the access's CPU work comes first, then its sleeps.
+                        let asleep = m.sched.is_some() && slept > 0;
+                        if asleep {
+                            m.cpu_sleep(actor, th.clock + cost - slept.min(cost));
+                        }
                         th.clock += cost;
                         th.reclaim_stall_ns += stall;
                         th.slow_ops += 1;
                         th.hist.record(th.clock - started).expect("auto-resizing histogram");
+                        if asleep || m.cpu_need_resched(actor) {
+                            break;
+                        }
                     }
                     Err(Stall::Retry(at)) => {
                         m.psi.stall(th.clock, at);
                         m.refault_stall_ns = 0;
                         th.reclaim_stall_ns += at - th.clock;
-                        th.clock = at;
                         th.pending = Some((access, started));
+                        if m.sched.is_some() {
+                            m.cpu_sleep(actor, th.clock);
+                            th.clock = at;
+                            break;
+                        }
+                        th.clock = at;
                     }
                     Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
                     Err(Stall::MemcgOom) => {
@@ -335,7 +379,10 @@ impl Sim {
                 break;
             }
         }
-        m.queue.push(th.clock, Event::Thread(tid as u32));
+        // A thread that lost its CPU is queued again when it is dispatched.
+        if !m.cpu_preempted(actor, th.clock) {
+            m.queue.push(th.clock, Event::Thread(tid as u32));
+        }
         Ok(())
     }
 

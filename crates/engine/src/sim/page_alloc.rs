@@ -43,7 +43,9 @@ impl Machine {
             stall = self.work_cost(&sc.work);
             self.direct_reclaim_ns += stall;
             self.direct_work.add(&sc.work);
-            stall += self.after_reclaim(&sc, now, stall);
+            let wait = self.after_reclaim(&sc, now, stall);
+            self.sleep_ns += wait;
+            stall += wait;
             self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
             if sc.nr_reclaimed > 0 {
                 self.kswapd.failures = 0;

@@ -83,7 +83,7 @@ impl Machine {
     pub(super) fn horizon_after(&mut self, clock: Nanos, limit: Nanos) -> Nanos {
         let events = self.queue.next_time().min(limit);
         self.sample_until(clock.saturating_sub(1).min(events));
-        events.min(self.sampler.next_at())
+        events.min(self.sampler.next_at()).min(self.cpu_slice_end)
     }
 
     /// The thread at `clock` yields if it passed `*horizon`; on passing, the

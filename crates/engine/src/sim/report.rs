@@ -46,10 +46,13 @@ impl Sim {
             v.push(("failed_writes", z.failed_writes()));
             v
         });
+        let sched = self.m.sched.as_ref();
+        let run_delay = |a| sched.map_or(0, |s| s.run_delay(a));
         let threads = self
             .threads
             .iter_mut()
-            .map(|t| {
+            .enumerate()
+            .map(|(tid, t)| {
                 // Resident hits all cost the same: add them in bulk.
                 if t.fast_ops > 0 {
                     t.hist.record_n(self.m.cfg.cpu.access_ns.max(1), t.fast_ops).expect("auto-resizing histogram");
@@ -59,6 +62,7 @@ impl Sim {
                     ops: t.fast_ops + t.slow_ops,
                     end_ns: if t.done { t.clock } else { end },
                     reclaim_stall_ns: t.reclaim_stall_ns,
+                    run_delay_ns: run_delay(crate::sched::thread_actor(tid)),
                     latency_ns: percentiles(&t.hist),
                     latency_mean_ns: t.hist.mean(),
                     txns: t.txns.count,
@@ -78,6 +82,7 @@ impl Sim {
             events: self.m.events,
             accesses: self.accesses(),
             kswapd_cpu_ns: self.m.kswapd_cpu_ns,
+            kswapd_run_delay_ns: run_delay(crate::sched::KSWAPD),
             direct_reclaim_ns: self.m.direct_reclaim_ns,
             kswapd_work: self.m.kswapd_work,
             direct_work: self.m.direct_work,

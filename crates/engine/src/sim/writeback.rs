@@ -60,10 +60,13 @@ impl Machine {
             self.kick_flusher(now);
         }
         let page_write_ns = mm::PAGE_SIZE * 1_000_000_000 / self.fs_dev.bytes_per_sec.max(1);
-        t.pause(dirty, page_write_ns).unwrap_or_else(|| {
+        let pause = t.pause(dirty, page_write_ns).unwrap_or_else(|| {
             let cap = now + crate::writeback::MAX_PAUSE_NS;
             self.fs_dev.pages_done_at(now, 1).unwrap_or(cap).min(cap).max(now) - now
-        })
+        });
+        // balance_dirty_pages() sleeps.
+        self.sleep_ns += pause;
+        pause
     }
 
     /// Queues newly dirtied pages for the flusher and arms its periodic wakeup.

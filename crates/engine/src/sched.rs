@@ -1,0 +1,403 @@
+//! CPU scheduling of the simulated actors (kernel/sched/fair.c): with
+//! `cpus=N`, the workload threads and kswapd share N CPUs, so kswapd reclaims
+//! only while it holds a CPU, and a thread waits for one when all are taken.
+//!
+//! The model is the fair class with equal weights: each actor's `vruntime` is
+//! the CPU time it used, a woken actor is placed near the queue's minimum, the
+//! runnable actor with the smallest `vruntime` runs next, and a running actor
+//! gives up its CPU at a preemption point once its slice is used up. Two
+//! kernel generations differ in two choices ([`SchedKnobs::eevdf`]):
+//! - CFS (before v6.6): slice `sched_latency / nr_running` (at least
+//!   `min_granularity`); a sleeper is credited half a latency on wakeup and
+//!   preempts the running task when it is `wakeup_granularity` behind it.
+//! - EEVDF (v6.6+): slice `base_slice`; a woken task gets no sleeper credit and,
+//!   with `RUN_TO_PARITY`, lets the running task finish its slice.
+//!
+//! Both decide slice expiry at the scheduler tick, so a slice ends at the first
+//! tick after it is used up.
+//!
+//! Simplifications (docs/simplifications.md):
+//! - S-SC1: one run queue for all CPUs (no per-CPU queues, no load balancing,
+//!   no migration cost); a woken actor takes the lowest idle CPU.
+//! - S-SC2: EEVDF is modelled by its slice and its wakeup rule; the pick is
+//!   the smallest `vruntime` (no lag, no virtual deadlines).
+//! - S-SC3: the flusher and device completions use no CPU time.
+//! - S-SC4: an actor is preempted only between its steps (a thread between two
+//!   accesses, kswapd between two balance steps), as with voluntary preemption.
+
+use crate::{Nanos, JIFFY_NS};
+use knobs::{History, Knob, Version};
+use std::collections::BTreeSet;
+
+/// The scheduler's knobs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchedKnobs {
+    /// CPUs shared by the actors; 0: every actor has a CPU of its own (S-EN1).
+    pub cpus: u64,
+    /// EEVDF (v6.6+) rather than CFS.
+    pub eevdf: bool,
+}
+
+/// The scheduler's settings (`cpus`, `sched.eevdf`).
+pub const KNOBS: &[Knob<SchedKnobs>] = &[
+    knobs::u64_knob!(
+        "cpus",
+        cpus,
+        0,
+        4096,
+        History::Model,
+        "CPUs the workload threads and kswapd share (0 = each has a CPU of its own: no run-queue contention)"
+    ),
+    knobs::bool_knob!(
+        "sched.eevdf",
+        eevdf,
+        // KERNEL: 147f3efaa241 "sched/fair: Implement an EEVDF-like scheduling policy" (v6.6).
+        History::Behaviour { since: Some(Version::new(6, 6)), until: None },
+        "v6.6+: the EEVDF scheduler (0.75 ms base slice, a woken task waits for the running task's slice); off: CFS (6 ms latency shared by the runnable tasks, sleepers preempt); only with cpus > 0"
+    ),
+];
+
+/// An actor: kswapd is 0, workload thread `t` is `t + 1`.
+pub type Actor = u32;
+
+/// The kswapd actor.
+pub const KSWAPD: Actor = 0;
+
+/// The actor of workload thread `tid`.
+pub fn thread_actor(tid: usize) -> Actor {
+    tid as Actor + 1
+}
+
+/// KERNEL: defaults of kernel/sched/fair.c, before scaling by the CPU count.
+const SCHED_LATENCY_NS: Nanos = 6_000_000;
+const MIN_GRANULARITY_NS: Nanos = 750_000;
+const WAKEUP_GRANULARITY_NS: Nanos = 1_000_000;
+const BASE_SLICE_NS: Nanos = 750_000;
+
+/// The tunables for `cpus` CPUs (`SCHED_TUNABLESCALING_LOG`: times
+/// 1 + log2(CPUs), CPUs capped at 8).
+#[derive(Clone, Copy, Debug)]
+struct Tunables {
+    latency: Nanos,
+    min_granularity: Nanos,
+    wakeup_granularity: Nanos,
+    base_slice: Nanos,
+}
+
+impl Tunables {
+    fn for_cpus(cpus: u64) -> Tunables {
+        let factor = 1 + cpus.clamp(1, 8).ilog2() as u64;
+        Tunables {
+            latency: SCHED_LATENCY_NS * factor,
+            min_granularity: MIN_GRANULARITY_NS * factor,
+            wakeup_granularity: WAKEUP_GRANULARITY_NS * factor,
+            base_slice: BASE_SLICE_NS * factor,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Sleeping,
+    Runnable,
+    Running { cpu: u32, since: Nanos },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entity {
+    vruntime: Nanos,
+    state: State,
+    /// Time it became runnable (for the wait it is charged).
+    queued_at: Nanos,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Cpu {
+    curr: Option<Actor>,
+    slice_end: Nanos,
+    need_resched: bool,
+}
+
+/// What a woken actor does now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wake {
+    /// It got a CPU and runs from the wake-up time.
+    Run,
+    /// Every CPU is taken: it waits until it is dispatched.
+    Wait,
+}
+
+/// The CPUs and the actors' scheduling state.
+#[derive(Clone, Debug)]
+pub struct Scheduler {
+    tunables: Tunables,
+    eevdf: bool,
+    cpus: Vec<Cpu>,
+    entities: Vec<Entity>,
+    /// Runnable actors by (vruntime, actor).
+    queue: BTreeSet<(Nanos, Actor)>,
+    min_vruntime: Nanos,
+    /// Time actors spent runnable without a CPU (schedstat's run delay), per actor.
+    run_delay: Vec<Nanos>,
+}
+
+impl Scheduler {
+    /// The scheduler of `knobs`, or `None` when every actor has its own CPU.
+    pub fn new(knobs: &SchedKnobs) -> Option<Scheduler> {
+        (knobs.cpus > 0).then(|| Scheduler {
+            tunables: Tunables::for_cpus(knobs.cpus),
+            eevdf: knobs.eevdf,
+            cpus: vec![Cpu::default(); knobs.cpus as usize],
+            entities: Vec::new(),
+            queue: BTreeSet::new(),
+            min_vruntime: 0,
+            run_delay: Vec::new(),
+        })
+    }
+
+    fn entity(&mut self, a: Actor) -> &mut Entity {
+        let i = a as usize;
+        if self.entities.len() <= i {
+            let e = Entity { vruntime: self.min_vruntime, state: State::Sleeping, queued_at: 0 };
+            self.entities.resize(i + 1, e);
+            self.run_delay.resize(i + 1, 0);
+        }
+        &mut self.entities[i]
+    }
+
+    /// The CPU `a` runs on, if it holds one.
+    pub fn cpu_of(&self, a: Actor) -> Option<usize> {
+        match self.entities.get(a as usize)?.state {
+            State::Running { cpu, .. } => Some(cpu as usize),
+            _ => None,
+        }
+    }
+
+    /// When the slice of running actor `a` ends (`Nanos::MAX` if it does not run).
+    pub fn slice_end(&self, a: Actor) -> Nanos {
+        self.cpu_of(a).map_or(Nanos::MAX, |c| self.cpus[c].slice_end)
+    }
+
+    /// Whether running actor `a` must reach a preemption point now.
+    pub fn need_resched(&self, a: Actor) -> bool {
+        self.cpu_of(a).is_some_and(|c| self.cpus[c].need_resched)
+    }
+
+    /// Time `a` spent runnable but waiting for a CPU.
+    pub fn run_delay(&self, a: Actor) -> Nanos {
+        self.run_delay.get(a as usize).copied().unwrap_or(0)
+    }
+
+    /// `a`'s vruntime at `t` (a running actor's includes its current run).
+    fn vruntime_at(&self, a: Actor, t: Nanos) -> Nanos {
+        let e = &self.entities[a as usize];
+        match e.state {
+            State::Running { since, .. } => e.vruntime + t.saturating_sub(since),
+            _ => e.vruntime,
+        }
+    }
+
+    /// Advances `min_vruntime` (never backwards) to the smallest vruntime of
+    /// the running and queued actors at `t`.
+    fn update_min_vruntime(&mut self, t: Nanos) {
+        let running = self.cpus.iter().filter_map(|c| c.curr).map(|a| self.vruntime_at(a, t));
+        let queued = self.queue.first().map(|&(v, _)| v);
+        if let Some(least) = running.chain(queued).min() {
+            self.min_vruntime = self.min_vruntime.max(least);
+        }
+    }
+
+    /// The slice of an actor picked at `t`, ending at the first tick after it is used up.
+    fn slice_end_from(&self, t: Nanos) -> Nanos {
+        let slice = if self.eevdf {
+            self.tunables.base_slice
+        } else {
+            let busy = self.cpus.iter().filter(|c| c.curr.is_some()).count() + self.queue.len();
+            let per_cpu = busy.div_ceil(self.cpus.len()).max(1) as Nanos;
+            (self.tunables.latency / per_cpu).max(self.tunables.min_granularity)
+        };
+        (t + slice).div_ceil(JIFFY_NS) * JIFFY_NS
+    }
+
+    /// Puts `a` on CPU `cpu` from `t`.
+    fn run_on(&mut self, a: Actor, cpu: usize, t: Nanos) {
+        let e = self.entity(a);
+        if e.state == State::Runnable {
+            let waited = t.saturating_sub(e.queued_at);
+            self.run_delay[a as usize] += waited;
+        }
+        self.entities[a as usize].state = State::Running { cpu: cpu as u32, since: t };
+        self.cpus[cpu] = Cpu { curr: Some(a), slice_end: 0, need_resched: false };
+        self.cpus[cpu].slice_end = self.slice_end_from(t);
+    }
+
+    fn enqueue(&mut self, a: Actor, t: Nanos) {
+        let e = self.entity(a);
+        e.state = State::Runnable;
+        e.queued_at = t;
+        let v = e.vruntime;
+        self.queue.insert((v, a));
+    }
+
+    /// Stops running actor `a` at `t`: charges its run, frees its CPU.
+    fn put_prev(&mut self, a: Actor, t: Nanos) -> usize {
+        let cpu = self.cpu_of(a).expect("put_prev of an actor without a CPU");
+        self.entities[a as usize].vruntime = self.vruntime_at(a, t);
+        self.entities[a as usize].state = State::Sleeping;
+        self.cpus[cpu].curr = None;
+        cpu
+    }
+
+    /// Gives free CPU `cpu` to the first queued actor at `t`, if any.
+    fn pick_next(&mut self, cpu: usize, t: Nanos) -> Option<Actor> {
+        let (_, next) = self.queue.pop_first()?;
+        self.run_on(next, cpu, t);
+        Some(next)
+    }
+
+    /// Sleeping actor `a` becomes runnable at `t`, woken by `waker` (a running
+    /// actor) or by a timer (`None`). It runs at once on an idle CPU, or waits;
+    /// a waiting actor may mark the waker's CPU for preemption.
+    pub fn wake(&mut self, a: Actor, t: Nanos, waker: Option<Actor>) -> Wake {
+        if self.entity(a).state != State::Sleeping {
+            return if self.cpu_of(a).is_some() { Wake::Run } else { Wake::Wait };
+        }
+        self.update_min_vruntime(t);
+        let credit = if self.eevdf { 0 } else { self.tunables.latency / 2 };
+        let placed = self.entities[a as usize].vruntime.max(self.min_vruntime.saturating_sub(credit));
+        self.entities[a as usize].vruntime = placed;
+        if let Some(cpu) = self.cpus.iter().position(|c| c.curr.is_none()) {
+            self.run_on(a, cpu, t);
+            return Wake::Run;
+        }
+        self.enqueue(a, t);
+        // EEVDF's RUN_TO_PARITY: the running task keeps its slice.
+        if !self.eevdf {
+            if let Some((w, cpu)) = waker.and_then(|w| Some((w, self.cpu_of(w)?))) {
+                if self.vruntime_at(w, t).saturating_sub(placed) > self.tunables.wakeup_granularity {
+                    self.cpus[cpu].need_resched = true;
+                }
+            }
+        }
+        Wake::Wait
+    }
+
+    /// Running actor `a` goes to sleep at `t`; returns the actor dispatched on
+    /// its CPU from `t`, if one was waiting.
+    pub fn sleep(&mut self, a: Actor, t: Nanos) -> Option<Actor> {
+        let cpu = self.put_prev(a, t);
+        self.pick_next(cpu, t)
+    }
+
+    /// Running actor `a` reached a preemption point at `t`. If its slice is
+    /// used up or a preemption is pending, the queue's first actor (possibly
+    /// `a` itself) gets the CPU. Returns the actor dispatched in `a`'s place,
+    /// or `None` if `a` keeps running.
+    pub fn preempt_point(&mut self, a: Actor, t: Nanos) -> Option<Actor> {
+        let cpu = self.cpu_of(a).expect("preemption point of an actor without a CPU");
+        let c = self.cpus[cpu];
+        if t < c.slice_end && !c.need_resched {
+            return None;
+        }
+        if self.queue.is_empty() {
+            self.cpus[cpu].slice_end = self.slice_end_from(t);
+            self.cpus[cpu].need_resched = false;
+            return None;
+        }
+        self.put_prev(a, t);
+        self.enqueue(a, t);
+        self.update_min_vruntime(t);
+        let next = self.pick_next(cpu, t).expect("the queue holds at least the preempted actor");
+        (next != a).then_some(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Nanos = 1_000_000;
+
+    fn one_cpu(eevdf: bool) -> Scheduler {
+        Scheduler::new(&SchedKnobs { cpus: 1, eevdf }).unwrap()
+    }
+
+    #[test]
+    fn no_cpus_means_no_scheduler() {
+        assert!(Scheduler::new(&SchedKnobs::default()).is_none());
+    }
+
+    #[test]
+    fn tunables_scale_with_log2_of_cpus_capped_at_eight() {
+        // factor 1 + ilog2(n): 1 CPU x1, 2 x2, 4 x3, 8 and more x4.
+        assert_eq!(Tunables::for_cpus(1).latency, 6 * MS);
+        assert_eq!(Tunables::for_cpus(2).latency, 12 * MS);
+        assert_eq!(Tunables::for_cpus(4).min_granularity, 2_250_000);
+        assert_eq!(Tunables::for_cpus(64).wakeup_granularity, 4 * MS);
+    }
+
+    #[test]
+    fn cfs_sleeper_preempts_the_waker_and_shares_the_cpu_by_slices() {
+        let mut s = one_cpu(false);
+        let t = thread_actor(0);
+        assert_eq!(s.wake(t, 0, None), Wake::Run);
+        // Alone: the slice is the whole latency (6 ms), ending on a tick (8 ms at HZ=250).
+        assert_eq!(s.slice_end(t), 8 * MS);
+        // At 10 ms (slice renewed at 8 ms: 8 + 6 -> tick 16 ms) the thread wakes kswapd.
+        assert_eq!(s.preempt_point(t, 8 * MS), None);
+        assert_eq!(s.slice_end(t), 16 * MS);
+        // kswapd (vruntime 0, placed at min_vruntime 10 ms - 3 ms credit = 7 ms) is
+        // 3 ms behind the thread: more than the 1 ms wakeup granularity.
+        assert_eq!(s.wake(KSWAPD, 10 * MS, Some(t)), Wake::Wait);
+        assert!(s.need_resched(t));
+        // The thread's next preemption point hands the CPU to kswapd.
+        assert_eq!(s.preempt_point(t, 10 * MS + 1000), Some(KSWAPD));
+        assert_eq!(s.cpu_of(t), None);
+        // Two runnable: slice 3 ms from 10.001 ms, ending at the 16 ms tick.
+        assert_eq!(s.slice_end(KSWAPD), 16 * MS);
+        assert_eq!(s.run_delay(KSWAPD), 1000);
+        // kswapd's slice ends: the thread (vruntime 10.001 ms) is behind kswapd (7 + 5.999 ms).
+        assert_eq!(s.preempt_point(KSWAPD, 16 * MS), Some(t));
+        assert_eq!(s.run_delay(t), 16 * MS - (10 * MS + 1000));
+        // The thread sleeps: kswapd gets the CPU back; then kswapd sleeps, leaving it idle.
+        assert_eq!(s.sleep(t, 17 * MS), Some(KSWAPD));
+        assert_eq!(s.sleep(KSWAPD, 18 * MS), None);
+    }
+
+    #[test]
+    fn eevdf_woken_task_waits_for_the_running_slice() {
+        let mut s = one_cpu(true);
+        let t = thread_actor(0);
+        assert_eq!(s.wake(t, 0, None), Wake::Run);
+        // Base slice 0.75 ms: the slice ends at the first tick, 4 ms.
+        assert_eq!(s.slice_end(t), 4 * MS);
+        assert_eq!(s.wake(KSWAPD, MS, Some(t)), Wake::Wait);
+        assert!(!s.need_resched(t));
+        assert_eq!(s.preempt_point(t, 2 * MS), None);
+        // At the tick kswapd (vruntime placed at the thread's 1 ms) runs.
+        assert_eq!(s.preempt_point(t, 4 * MS), Some(KSWAPD));
+    }
+
+    #[test]
+    fn idle_cpus_run_woken_actors_at_once() {
+        let mut s = Scheduler::new(&SchedKnobs { cpus: 2, eevdf: false }).unwrap();
+        assert_eq!(s.wake(thread_actor(0), 0, None), Wake::Run);
+        assert_eq!(s.wake(KSWAPD, 5, Some(thread_actor(0))), Wake::Run);
+        assert_eq!((s.cpu_of(thread_actor(0)), s.cpu_of(KSWAPD)), (Some(0), Some(1)));
+        assert_eq!(s.wake(thread_actor(1), 6, None), Wake::Wait);
+        // kswapd sleeps: the waiting thread takes its CPU at that time.
+        assert_eq!(s.sleep(KSWAPD, 100), Some(thread_actor(1)));
+        assert_eq!(s.cpu_of(thread_actor(1)), Some(1));
+        assert_eq!(s.run_delay(thread_actor(1)), 94);
+    }
+
+    #[test]
+    fn waking_a_runnable_or_running_actor_changes_nothing() {
+        let mut s = one_cpu(false);
+        assert_eq!(s.wake(thread_actor(0), 0, None), Wake::Run);
+        assert_eq!(s.wake(thread_actor(0), 5, None), Wake::Run);
+        assert_eq!(s.wake(thread_actor(1), 5, None), Wake::Wait);
+        assert_eq!(s.wake(thread_actor(1), 6, None), Wake::Wait);
+        assert_eq!(s.queue.len(), 1);
+    }
+}
