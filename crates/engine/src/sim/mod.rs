@@ -15,6 +15,8 @@
 //!   completions, reclaim throttling waits;
 //! - `reclaim_clock`: the context of one reclaim call and time passing in it;
 //! - `memcg_charge`: the memory cgroup's charge and limit-reclaim loop;
+//! - `cpus`: the actors on the CPUs with `cpus=N` (taking a CPU, sleeping,
+//!   preemption points, dispatching the next actor);
 //! - `lru_batch`, `hooks`, `control` (policy control reads and writes), `report`.
 //!
 //! Simplifications (listed in docs/model.md):
