@@ -1,7 +1,7 @@
 //! The driver's command line, shared by `reclaimsim-driver` and `reclaimsim driver`.
 //!
 //! ```text
-//! reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]
+//! reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH] [--phase N]
 //! reclaimsim-driver dry PATTERN [--out FILE]
 //! reclaimsim-driver patterns
 //! ```
@@ -12,8 +12,11 @@ use crate::trace::write_trace;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
+/// What `--phase N` reads after every N accesses.
+pub const PHASE_STAT: &str = "/proc/vmstat";
+
 /// How to call the driver.
-pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
+pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH] [--phase N]\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
 
 /// Runs the driver's command line (`args` without the program name).
 pub fn main(args: &[String]) -> Result<(), String> {
@@ -39,6 +42,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
                 opts.cpu = Some(value.parse().map_err(|_| format!("--cpu {value}: expected a CPU number"))?)
             }
             ("run", "--snapshot") => opts.snapshot = Some(value.into()),
+            ("run", "--phase") => {
+                let every = value.parse().ok().filter(|&n: &u64| n > 0);
+                let every = every.ok_or_else(|| format!("--phase {value}: expected a number of accesses > 0"))?;
+                opts.phases = Some((every, PHASE_STAT.into()));
+            }
             ("dry", "--out") => out = Some(value.into()),
             _ => return Err(format!("unknown option {flag} for {cmd}\n{USAGE}")),
         }
@@ -49,6 +57,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
             println!("ops {} digest {}", done.ops, done.digest);
             if let (Some(path), Some(text)) = (&opts.snapshot, &done.snapshot) {
                 println!("snapshot {} {}", path.display(), text.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+            for (ops, text) in &done.phases {
+                println!("phase {ops} {}", text.split_whitespace().collect::<Vec<_>>().join(" "));
             }
         }
         "dry" => {

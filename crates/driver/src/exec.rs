@@ -24,6 +24,8 @@ pub struct RealOpts {
     /// A file read after the last access while the pattern's pages are still
     /// mapped (`/sys/block/zram0/mm_stat`: what zram holds of them).
     pub snapshot: Option<PathBuf>,
+    /// Every this many accesses, read a file (`/proc/vmstat`): the run's phases.
+    pub phases: Option<(u64, PathBuf)>,
 }
 
 /// What a real run did.
@@ -35,6 +37,8 @@ pub struct Done {
     pub ops: u64,
     /// The text of [`RealOpts::snapshot`], read after the last access.
     pub snapshot: Option<String>,
+    /// The text of the phase file after every `n`th access, with the count.
+    pub phases: Vec<(u64, String)>,
 }
 
 fn os_err(what: &str) -> io::Error {
@@ -151,7 +155,16 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
     let mut digest = Digest::default();
     let mut n = 0u64;
     let mut sink = 0u8;
+    let mut phases = Vec::new();
+    let read = |path: &PathBuf| {
+        std::fs::read_to_string(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    };
     for op in p.ops() {
+        if let Some((every, path)) = &opts.phases {
+            if n > 0 && n.is_multiple_of(*every) {
+                phases.push((n, read(path)?));
+            }
+        }
         digest.add(op);
         n += 1;
         match op {
@@ -175,14 +188,9 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
         }
     }
     std::hint::black_box(sink);
-    let snapshot = match &opts.snapshot {
-        Some(path) => Some(
-            std::fs::read_to_string(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
-        ),
-        None => None,
-    };
+    let snapshot = opts.snapshot.as_ref().map(read).transpose()?;
     drop(region);
-    Ok(Done { digest, ops: n, snapshot })
+    Ok(Done { digest, ops: n, snapshot, phases })
 }
 
 #[cfg(test)]
@@ -203,5 +211,18 @@ mod tests {
         assert_eq!(run_real(&p, &RealOpts::default()).unwrap().snapshot, None);
         let missing = RealOpts { snapshot: Some("/nonexistent/mm_stat".into()), ..RealOpts::default() };
         assert!(run_real(&p, &missing).unwrap_err().to_string().starts_with("/nonexistent/mm_stat: "));
+    }
+
+    #[test]
+    fn phases_read_the_file_after_every_nth_access() {
+        // 32 accesses, every 10th: after the 10th, 20th and 30th (none at the start or end).
+        let p = Pattern::parse("anon-seq:anon=64K,passes=2").unwrap();
+        let path = std::env::temp_dir().join(format!("reclaimsim-driver-phase-{}", std::process::id()));
+        std::fs::write(&path, "pswpin 7\n").unwrap();
+        let done = run_real(&p, &RealOpts { phases: Some((10, path.clone())), ..RealOpts::default() }).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let at: Vec<u64> = done.phases.iter().map(|(n, _)| *n).collect();
+        assert_eq!(at, [10, 20, 30]);
+        assert!(done.phases.iter().all(|(_, text)| text == "pswpin 7\n"));
     }
 }

@@ -55,6 +55,9 @@ pub enum Step {
     /// The transaction begun last ends: its latency goes into the thread's
     /// transaction histogram and it counts as one transaction.
     TxnEnd,
+    /// Record the machine's event counters (`/proc/vmstat`'s) now, into the
+    /// report's `snapshots`: phases of a run, to set beside a real kernel's.
+    Snapshot,
     /// The thread has finished.
     Done,
 }

@@ -56,6 +56,15 @@ impl ThreadReport {
     }
 }
 
+/// The machine's event counters at a moment a thread chose (`Step::Snapshot`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    /// Virtual time of the snapshot (the thread's clock).
+    pub at_ns: Nanos,
+    /// `/proc/vmstat` event counters, by name.
+    pub vmstat: Vec<(&'static str, u64)>,
+}
+
 /// The result of one run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunReport {
@@ -99,6 +108,8 @@ pub struct RunReport {
     pub reclaim_throttled_ns: Nanos,
     /// Periodic samples, when asked for with [`crate::SimBuilder::sample_every`].
     pub timeseries: Option<Timeseries>,
+    /// Event counters at each `Step::Snapshot`, in order.
+    pub snapshots: Vec<Snapshot>,
 }
 
 impl RunReport {

@@ -21,7 +21,8 @@ pub struct RunInfo {
 
 impl RunInfo {
     /// The result document: `config` (enough to re-run), `vmstat`, `threads`,
-    /// `reclaim`, `sim`, and `timeseries` when the run was sampled.
+    /// `reclaim`, `sim`, `snapshots` when threads took some, and `timeseries`
+    /// when the run was sampled.
     /// `wall_seconds` is the only value that is not a function of the inputs.
     pub fn result_json(&self, r: &RunReport, wall_seconds: f64) -> Value {
         let settings = typed_settings(&self.config);
@@ -114,6 +115,14 @@ impl RunInfo {
                 "wall_seconds": wall_seconds,
             },
         });
+        if !r.snapshots.is_empty() {
+            let snaps = r.snapshots.iter().map(|s| {
+                let vmstat: serde_json::Map<String, Value> =
+                    s.vmstat.iter().map(|&(k, v)| (k.into(), v.into())).collect();
+                json!({ "at_ns": s.at_ns, "vmstat": vmstat })
+            });
+            doc["snapshots"] = Value::Array(snaps.collect());
+        }
         if let Some(ts) = &r.timeseries {
             doc["timeseries"] = timeseries_json(ts);
         }

@@ -1,6 +1,7 @@
 //! Kernel vs simulator: the compared counters, tolerances, and the text,
 //! JSON and markdown renderings.
 
+use super::phases::PhaseTable;
 use super::replay::Machine;
 use super::scenarios::Scenario;
 use super::stat::Stats;
@@ -100,6 +101,8 @@ pub struct KernelRun {
     pub zram_mm_stat: Option<String>,
     /// A global run's starting state (`@section start` of the guest); empty otherwise.
     pub start: Stats,
+    /// `/proc/vmstat` deltas from the run's start at each phase boundary (`--phases`).
+    pub phases: Vec<(u64, Stats)>,
 }
 
 impl KernelRun {
@@ -166,6 +169,8 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     sim_seconds: f64,
     sim_virtual_s: f64,
+    /// Phase by phase, kernel beside simulator (`--phases`).
+    phases: Option<PhaseTable>,
 }
 
 fn report_value(r: &RunReport, name: &str, src: Source) -> f64 {
@@ -191,6 +196,9 @@ impl Comparison {
                 sim: report_value(&report, name, src),
             })
             .collect();
+        let phases = runs
+            .first()
+            .and_then(|r| PhaseTable::new(&r.phases, &r.vmstat, report.accesses, &report.snapshots, &report.vmstat));
         Comparison {
             scenario,
             machine,
@@ -198,6 +206,7 @@ impl Comparison {
             rows,
             sim_seconds,
             sim_virtual_s: report.threads.iter().map(|t| t.end_ns).max().unwrap_or(0) as f64 / 1e9,
+            phases,
         }
     }
 
@@ -245,6 +254,9 @@ impl Comparison {
                 err
             );
         }
+        if let Some(p) = &self.phases {
+            s += &p.text();
+        }
         s
     }
 
@@ -266,6 +278,7 @@ impl Comparison {
                 "kernel_spread": r.spread(), "sim": r.sim, "rel_error": r.rel_error(), "within": r.ok(),
             })).collect::<Vec<_>>(),
             "all_within": self.all_within(),
+            "phases": self.phases.as_ref().map(PhaseTable::json),
         })
     }
 }

@@ -189,6 +189,7 @@ fn boot_scenario(
         lru_gen: family.mglru.is_some().then_some(lru_gen),
         runs: args.reps + 1,
         modules: kernel.modules.iter().map(|m| file_name(m)).collect(),
+        phase_every: if args.phases > 0 { crate::phases::every(trace.ops.len(), args.phases) } else { 0 },
     };
     let label = format!("{} (lru_gen {})", sc.name, on_off(lru_gen));
     // The guest is deterministic: its report is kept per kernel and plan.
@@ -235,6 +236,7 @@ fn boot_scenario(
                 polls: r.polls,
                 zram_mm_stat: KernelRun::zram_snapshot(&r.driver),
                 start: r.start.clone(),
+                phases: crate::phases::kernel_phases(&r.driver, &r.vmstat_before).map_err(err)?,
             });
         }
     }
@@ -271,6 +273,7 @@ fn boot_scenario(
             _ => None,
         },
         cpus: crate::qemu::CPUS,
+        phase_every: plan.phase_every,
     };
     let sim_started = Instant::now();
     let sim = replay::simulate(&machine, trace).map_err(err)?;

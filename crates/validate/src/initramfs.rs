@@ -34,6 +34,8 @@ pub struct GuestPlan {
     pub runs: u32,
     /// Module file names under `/modules`, in load order.
     pub modules: Vec<String>,
+    /// The driver reads `/proc/vmstat` after every this many accesses (0: never).
+    pub phase_every: u64,
 }
 
 /// The generated `/init` (busybox sh). Set-up failures print `@fail WHAT` on
@@ -91,8 +93,9 @@ pub fn init_script(p: &GuestPlan) -> String {
         s += "  poll &\n  poller=$!\n";
     }
     let group = if global { "" } else { " --cgroup $G" };
+    let phases = if p.phase_every > 0 { format!(" --phase {}", p.phase_every) } else { String::new() };
     s += &format!(
-        "  {GUEST_EXE} driver run '{}'{group} --snapshot {} > /tmp/out 2>&1\n  status=$?\n",
+        "  {GUEST_EXE} driver run '{}'{group}{phases} --snapshot {} > /tmp/out 2>&1\n  status=$?\n",
         p.pattern,
         crate::ZRAM_MM_STAT
     );
@@ -228,6 +231,7 @@ mod tests {
             lru_gen: Some(true),
             runs: 3,
             modules: vec!["zsmalloc.ko".into(), "zram.ko".into()],
+            phase_every: 0,
         }
     }
 
@@ -246,6 +250,9 @@ mod tests {
         assert!(s.contains(
             "/bin/reclaimsim driver run 'anon-seq:anon=96M,passes=4' --cgroup $G --snapshot /sys/block/zram0/mm_stat"
         ));
+        assert!(!s.contains("--phase"), "no phases unless asked for");
+        let phased = init_script(&GuestPlan { phase_every: 1000, ..plan() });
+        assert!(phased.contains("driver run 'anon-seq:anon=96M,passes=4' --cgroup $G --phase 1000 --snapshot"));
         // The report order the console parser expects.
         let order = [
             "@run $run",

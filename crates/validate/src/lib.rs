@@ -23,6 +23,7 @@ mod debian;
 mod guest;
 mod host;
 mod initramfs;
+mod phases;
 mod qemu;
 mod replay;
 mod scenarios;
@@ -120,6 +121,11 @@ pub struct ValidateArgs {
     /// Scenarios scaled down 4x (32M limit), for the integration tests.
     #[arg(long)]
     pub quick: bool,
+    /// With a Debian kernel: cut each run into N phases by accesses and show the
+    /// kernel's and the simulator's counters phase by phase (the guest's driver
+    /// reads /proc/vmstat at each boundary; 0: totals only).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub phases: u64,
     /// Rewrite the generated table section of this markdown file (docs/validation.md).
     #[arg(long, value_name = "FILE")]
     pub doc: Option<PathBuf>,
@@ -227,6 +233,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             global: None,
             // The host's kswapd is not involved in limit reclaim: no CPU contention modelled.
             cpus: 0,
+            phase_every: 0,
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());
@@ -365,5 +372,6 @@ fn kernel_run(
         polls,
         zram_mm_stat,
         start: stat::Stats::new(),
+        phases: Vec::new(),
     })
 }

@@ -6,17 +6,25 @@ use driver::trace::Trace;
 use engine::{Access, Config, Program, RunReport, SimBuilder, Step};
 use mm::{FileId, RegionId};
 
-/// Replays a trace's accesses in order.
+/// Replays a trace's accesses in order, with a counter snapshot after every
+/// `phase_every` accesses.
 pub struct TraceProgram {
     ops: Vec<Op>,
     next: usize,
     region: Option<RegionId>,
     file: Option<FileId>,
+    phase_every: usize,
+    /// The access count of the last snapshot.
+    snapped: usize,
 }
 
 impl Program for TraceProgram {
     fn next(&mut self) -> Step {
         let Some(&op) = self.ops.get(self.next) else { return Step::Done };
+        if self.phase_every > 0 && self.next > self.snapped && self.next.is_multiple_of(self.phase_every) {
+            self.snapped = self.next;
+            return Step::Snapshot;
+        }
         self.next += 1;
         Step::Access(match op {
             Op::Anon { page, write } => {
@@ -56,6 +64,8 @@ pub struct Machine {
     pub global: Option<GlobalStart>,
     /// CPUs the workload and kswapd share (the guest's); 0: as many as they need.
     pub cpus: u64,
+    /// A counter snapshot after every this many accesses (0: none), as the guest's driver takes.
+    pub phase_every: u64,
 }
 
 /// The guest's memory at the start of a global run (after dropping caches and
@@ -177,7 +187,8 @@ pub fn simulate(machine: &Machine, trace: Trace) -> Result<RunReport, String> {
     let mut b = SimBuilder::new(cfg).map_err(|e| e.to_string())?;
     let region = (trace.anon_pages > 0).then(|| b.add_anon_region(trace.anon_pages));
     let file = (trace.file_pages > 0).then(|| b.add_file(trace.file_pages));
-    b.add_thread("driver", Box::new(TraceProgram { ops: trace.ops, next: 0, region, file }));
+    let phase_every = machine.phase_every as usize;
+    b.add_thread("driver", Box::new(TraceProgram { ops: trace.ops, next: 0, region, file, phase_every, snapped: 0 }));
     b.build().run(&mut |_| {}).map_err(|e| e.to_string())
 }
 
@@ -199,6 +210,7 @@ mod tests {
             measured: vec![("zram.comp_ratio".into(), "50".into())],
             extra: vec![("vm.swappiness".into(), "100".into())],
             cpus: if global.is_some() { 1 } else { 0 },
+            phase_every: 0,
             global,
         }
     }

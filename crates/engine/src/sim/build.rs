@@ -100,6 +100,7 @@ impl SimBuilder {
                 sleep_ns: 0,
                 waker: None,
                 cpu_slice_end: crate::Nanos::MAX,
+                snapshots: Vec::new(),
             },
             threads: Vec::new(),
         })

@@ -31,7 +31,7 @@ use crate::config::Config;
 use crate::device::Device;
 use crate::program::{Access, Program, Step};
 use crate::psi::Psi;
-use crate::report::RunReport;
+use crate::report::{RunReport, Snapshot};
 use crate::sched::{thread_actor, Actor, Scheduler};
 use crate::swap_ra::SwapReadahead;
 use crate::timeseries::Sampler;
@@ -170,6 +170,8 @@ struct Machine {
     waker: Option<Actor>,
     /// The running thread's slice end: it bounds the thread's horizon.
     cpu_slice_end: Nanos,
+    /// Counter snapshots threads asked for (`Step::Snapshot`).
+    snapshots: Vec<Snapshot>,
 }
 
 struct Thread {
@@ -316,6 +318,10 @@ impl Sim {
                     }
                     Step::Control(w) => {
                         th.clock += m.control_write(w, th.clock);
+                        continue;
+                    }
+                    Step::Snapshot => {
+                        m.snapshots.push(Snapshot { at_ns: th.clock, vmstat: m.mm.stat.iter().collect() });
                         continue;
                     }
                     s @ (Step::TxnBegin | Step::TxnEnd) => {

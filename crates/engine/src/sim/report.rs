@@ -93,6 +93,7 @@ impl Sim {
             control_writes: std::mem::take(&mut self.m.control_log),
             reclaim_throttled_ns: self.m.reclaim_throttled_ns,
             timeseries: self.m.sampler.finish(),
+            snapshots: std::mem::take(&mut self.m.snapshots),
         }
     }
 }
