@@ -95,6 +95,10 @@ pub struct RunReport {
     pub reclaim_throttled_ns: Nanos,
     /// Periodic samples, when asked for with [`crate::SimBuilder::sample_every`].
     pub timeseries: Option<Timeseries>,
+    /// Every zone at the end of the run (`/proc/zoneinfo`).
+    pub zones: Vec<crate::zoneinfo::ZoneReport>,
+    /// Per node: virtual time of its kswapd's first wakeup, if it was woken.
+    pub kswapd_first_wake_ns: Vec<Option<Nanos>>,
 }
 
 impl RunReport {

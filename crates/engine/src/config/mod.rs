@@ -3,11 +3,13 @@
 //! resolved into the objects the engine uses.
 
 mod cpu;
+mod numa;
 mod settings;
 mod zram;
 
 pub use cpu::CpuCosts;
 pub use knobs::{format_size, parse_size};
+pub use numa::{NumaKnobs, ZoneLayout};
 pub use settings::{Setting, SETTINGS};
 pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};
 
@@ -104,6 +106,8 @@ pub struct Config {
     pub memcg: MemcgKnobs,
     /// How pages compress in zram and the pool's `mem_limit`.
     pub zram: ZramKnobs,
+    /// Zones and NUMA nodes (`zones`, `numa.*`).
+    pub numa: NumaKnobs,
 }
 
 impl Default for Config {
@@ -129,6 +133,7 @@ impl Default for Config {
             swap_ra: SwapRaKnobs::default(),
             memcg: MemcgKnobs::default(),
             zram: ZramKnobs::default(),
+            numa: NumaKnobs::default(),
         }
     }
 }

@@ -35,7 +35,6 @@ use crate::writeback::Flusher;
 use crate::Nanos;
 use hdrhistogram::Histogram;
 use mm::{Mm, RegionId};
-use reclaim::kswapd::Kswapd;
 use reclaim::policy::ReclaimPolicy;
 use reclaim::ReclaimWork;
 use std::fmt;
@@ -48,12 +47,12 @@ mod kswapd;
 mod lru_batch;
 mod memcg_charge;
 mod page_alloc;
+pub use page_alloc::{MemPolicy, Placement};
 mod queue;
 mod reclaim_clock;
 mod report;
 mod writeback;
 
-use kswapd::KswapdState;
 use queue::{Event, EventQueue};
 
 /// A run that could not complete.
@@ -121,9 +120,12 @@ enum Stall {
 struct Machine {
     mm: Mm,
     policy: Box<dyn ReclaimPolicy>,
-    kswapd: Kswapd,
-    kswapd_state: KswapdState,
+    /// One kswapd per node, and the generation of the last timer any of them set.
+    kswapds: Vec<kswapd::NodeKswapd>,
     kswapd_gen: u64,
+    /// Threads' NUMA placement; the highest zone type user pages may use.
+    numa: page_alloc::TaskNuma,
+    user_class: mm::ZoneId,
     swap_dev: Device,
     fs_dev: Device,
     ra: SwapReadahead,
@@ -241,8 +243,7 @@ impl Sim {
             self.m.events += 1;
             match ev {
                 Event::Thread(tid) => self.run_thread(tid as usize, limit)?,
-                Event::Kswapd(gen) if gen == self.m.kswapd_gen => self.m.kswapd_event(now),
-                Event::Kswapd(_) => {}
+                Event::Kswapd(gen) => self.m.kswapd_event(gen, now),
                 Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
                 Event::Flusher(gen) if gen == self.m.flusher.gen => self.m.flusher_event(now),
                 Event::Flusher(_) => {}
@@ -308,6 +309,7 @@ impl Sim {
             } else {
                 m.events += 1;
                 m.lru_batches.set_cpu(tid);
+                m.numa.current = tid;
                 match m.slow_access(access, th.clock) {
                     Ok((cost, stall)) => {
                         m.psi.stall(th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));

@@ -33,11 +33,10 @@ impl Sim {
         let t = self.m.dirty_thresholds();
         vmstat.push(("nr_dirty_threshold", t.thresh));
         vmstat.push(("nr_dirty_background_threshold", t.bg_thresh));
-        for z in &mm.zones {
-            // Watermarks are per zone in /proc/zoneinfo; one zone here.
-            vmstat.push(("wmark_min", z.wmark(Watermark::Min)));
-            vmstat.push(("wmark_low", z.wmark(Watermark::Low)));
-            vmstat.push(("wmark_high", z.wmark(Watermark::High)));
+        // Watermarks are per zone in /proc/zoneinfo (see `zones`); here the sum over zones.
+        for (name, w) in [("wmark_min", Watermark::Min), ("wmark_low", Watermark::Low), ("wmark_high", Watermark::High)]
+        {
+            vmstat.push((name, mm.zones.iter().map(|z| z.wmark(w)).sum()));
         }
         vmstat.extend(mm.stat.iter());
         let memcg = self.m.memcg_stat(&vmstat);
@@ -68,6 +67,7 @@ impl Sim {
                 }
             })
             .collect();
+        let zones = crate::zoneinfo::ZoneReport::of(mm);
         let dh = &self.m.direct_hist;
         RunReport {
             vmstat,
@@ -88,6 +88,8 @@ impl Sim {
             control_writes: std::mem::take(&mut self.m.control_log),
             reclaim_throttled_ns: self.m.reclaim_throttled_ns,
             timeseries: self.m.sampler.finish(),
+            zones,
+            kswapd_first_wake_ns: self.m.kswapds.iter().map(|k| k.first_wake_ns).collect(),
         }
     }
 }
