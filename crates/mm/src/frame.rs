@@ -303,4 +303,52 @@ mod tests {
         assert_eq!(Owner::NONE.as_file(), None);
         assert_eq!((Owner::KERNEL.as_anon(), Owner::KERNEL.as_file()), (None, None));
     }
+
+    mod conservation {
+        use super::*;
+        use crate::{Mm, ZoneId, ZoneSpan};
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Whatever the layout and the order of allocations and frees, each
+            /// zone's free plus taken frames are its managed pages, its free
+            /// frames lie inside it, and the nodes' totals add up to the machine's.
+            #[test]
+            fn page_accounting_per_zone_and_node_is_conserved(
+                sizes in proptest::collection::vec(1u32..40, 1..6),
+                nodes in 1u8..3,
+                ops in proptest::collection::vec((0usize..12, any::<bool>()), 0..300),
+            ) {
+                let spans: Vec<ZoneSpan> = (0..nodes)
+                    .flat_map(|n| sizes.iter().zip(ZoneId::ALL).map(move |(&pages, id)| ZoneSpan { node: n, id, pages }))
+                    .collect();
+                let dist = (0..nodes).map(|a| (0..nodes).map(|b| if a == b { 10 } else { 20 }).collect()).collect();
+                let mut mm = Mm::with_layout(&spans, dist, 0);
+                let mut taken: Vec<Pfn> = Vec::new();
+                for (z, alloc) in ops {
+                    let z = z % mm.zones.len();
+                    if alloc || taken.is_empty() {
+                        if let Some(pfn) = mm.alloc_in(z, Owner::KERNEL, 0, 0) {
+                            prop_assert_eq!(mm.frames.zone_of(pfn), z);
+                            taken.push(pfn);
+                        }
+                    } else {
+                        mm.frames.free(taken.swap_remove(z % taken.len()));
+                    }
+                }
+                let mut node_free = vec![0u64; nodes as usize];
+                for (i, zone) in mm.zones.iter().enumerate() {
+                    let used = taken.iter().filter(|&&p| mm.frames.zone_of(p) == i).count() as u64;
+                    prop_assert_eq!(mm.zone_free(i) + used, zone.managed);
+                    prop_assert_eq!(zone.stat.pgalloc >= used, true);
+                    node_free[zone.node as usize] += mm.zone_free(i);
+                    for p in zone.start_pfn..zone.start_pfn + zone.managed as u32 {
+                        prop_assert_eq!(mm.node_of(p), zone.node);
+                    }
+                }
+                prop_assert_eq!(node_free.iter().sum::<u64>(), mm.nr_free());
+                prop_assert_eq!(mm.nr_free() + taken.len() as u64, mm.frames.len() as u64);
+            }
+        }
+    }
 }

@@ -17,6 +17,17 @@ pub fn all_eligible(mm: &Mm, sc: &ScanControl) -> bool {
     sc.nid.is_none() && mm.zones.iter().all(|z| z.id <= sc.reclaim_idx)
 }
 
+/// The part of a machine-wide list of `size` pages that stands for the
+/// reclaimed node's own list: `size` times the node's share of managed pages
+/// (all of it without a node). Scan targets (`size >> priority`) use it, so
+/// each node's kswapd scans as much as it would on its own lists.
+pub fn node_share(mm: &Mm, sc: &ScanControl, size: u64) -> u64 {
+    let Some(nid) = sc.nid else { return size };
+    let node: u64 = mm.zones.iter().filter(|z| z.node == nid).map(|z| z.managed).sum();
+    let total: u64 = mm.zones.iter().map(|z| z.managed).sum();
+    size * node / total.max(1)
+}
+
 /// `isolate_lru_folios()` with the zone and node filter: takes up to
 /// `nr_to_scan` eligible pages from the tail of `list` into `out` (clearing
 /// `PG_lru`). Returns the pages scanned, skipped ones included (the kernel's
@@ -110,6 +121,8 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(isolate(&mut mm, &mut list, 32, &mut sc, &mut out), 2);
         assert_eq!((out, mm.stat.get(VmEvent::PgskipNormal)), (vec![3, 2], 0));
+        // Each node manages half the pages: it stands for half of a list.
+        assert_eq!((node_share(&mm, &sc, 10), node_share(&mm, &ScanControl::new(Reclaimer::Kswapd, 1), 10)), (5, 10));
         assert_eq!(list.iter(mm.frames.as_slice()).collect::<Vec<_>>(), [0, 1]);
     }
 }

@@ -209,3 +209,54 @@ impl Kswapd {
         KswapdStep { sc, finished: true }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watermark::{setup_lowmem_reserve, setup_per_zone_wmarks, WatermarkGap, DEFAULT_LOWMEM_RESERVE_RATIO};
+    use mm::{Owner, ZoneSpan};
+
+    /// DMA32 and Normal of 4096 pages each; min_free_kbytes 1024 = 256 pages,
+    /// 128 per zone; step max(32, 4) = 32: min 128, low 160, high 192. DMA32's
+    /// reserve against Normal is 4096 / 256 = 16. Normal is filled to 100 free
+    /// pages; DMA32 is all free (4096 > 192 + 16).
+    fn machine() -> Mm {
+        let spans = [
+            ZoneSpan { node: 0, id: ZoneId::Dma32, pages: 4096 },
+            ZoneSpan { node: 0, id: ZoneId::Normal, pages: 4096 },
+        ];
+        let mut mm = Mm::with_layout(&spans, vec![vec![10]], 0);
+        setup_per_zone_wmarks(&mut mm.zones, 1024, WatermarkGap::Scaled { watermark_scale_factor: 10 });
+        setup_lowmem_reserve(&mut mm.zones, &DEFAULT_LOWMEM_RESERVE_RATIO);
+        assert_eq!((mm.zones[1].watermark[..3].to_vec(), mm.zones[0].lowmem_reserve[2]), (vec![128, 160, 192], 16));
+        for _ in 0..3996 {
+            mm.alloc_in(1, Owner::KERNEL, 0, 0).unwrap();
+        }
+        mm
+    }
+
+    /// v4.8+: the balanced DMA32 zone makes the node balanced for a Normal
+    /// allocation: no wakeup. Before v4.8 Normal must be balanced too: woken.
+    /// A DMA32 allocation needs only DMA32: no wakeup either way, but the
+    /// classzone of the run is the highest asked for (Normal).
+    #[test]
+    fn woken_for_the_right_classzone() {
+        let mm = machine();
+        let mut any = Kswapd::new(&mm, 0, true);
+        assert!(!any.wake_request(&mm, ZoneId::Normal));
+        let mut mm = mm;
+        let mut all = Kswapd::new(&mm, 0, false);
+        assert!(all.wake_request(&mm, ZoneId::Normal));
+        assert!(!all.wake_request(&mm, ZoneId::Dma32));
+        all.begin(&mut mm);
+        assert_eq!(all.classzone, ZoneId::Normal);
+        assert!(!all.ready_to_sleep(&mm));
+        let mut k = Kswapd::new(&mm, 0, false);
+        k.wake_request(&mm, ZoneId::Dma32);
+        k.begin(&mut mm);
+        assert_eq!(k.classzone, ZoneId::Dma32);
+        assert!(k.ready_to_sleep(&mm), "DMA32 alone is balanced");
+        any.begin(&mut mm);
+        assert!(any.ready_to_sleep(&mm));
+    }
+}

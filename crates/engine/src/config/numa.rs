@@ -102,7 +102,7 @@ fn parse_zones(v: &str) -> Result<ZoneLayout, String> {
     let expected = "flat, x86_64, or a list of ZONE:SIZE for each node, lowest zone first, the last SIZE may be `rest` (dma:16M,dma32:2G,normal:rest)";
     let mut list: Vec<(ZoneId, Option<u64>)> = Vec::new();
     for item in v.split(',') {
-        let (name, size) = item.split_once(':').ok_or_else(|| format!("`{item}`: expected {expected}"))?;
+        let (name, size) = item.split_once(':').ok_or_else(|| expected.to_string())?;
         let id = ZoneId::parse(name).ok_or_else(|| format!("`{name}` is not a zone (dma, dma32, normal, movable)"))?;
         if list.last().is_some_and(|&(last, b)| last >= id || b.is_none()) {
             return Err(format!("`{item}`: zones go lowest first, each once, and `rest` only last"));

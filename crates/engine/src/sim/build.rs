@@ -22,6 +22,13 @@ impl SimBuilder {
         let nr_frames = (cfg.memory_bytes / mm::PAGE_SIZE) as u32;
         let swap_pages = (cfg.swap_bytes / mm::PAGE_SIZE) as u32;
         let bad = |e: String| ConfigError::Inconsistent(e);
+        if cfg.numa.nodes > 1 && cfg.lru != "classic" {
+            // S-MM1: one set of lists for the machine; only the classic LRU reclaims one node's pages of it.
+            return Err(bad(format!(
+                "numa.nodes={} needs lru=classic (lru={} reclaims every node's pages from any node's kswapd)",
+                cfg.numa.nodes, cfg.lru
+            )));
+        }
         let spans = cfg.numa.layout(nr_frames).map_err(bad)?;
         let mut mm = Mm::with_layout(&spans, cfg.numa.distances().map_err(bad)?, swap_pages);
         if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
@@ -172,7 +179,7 @@ impl SimBuilder {
     pub fn set_placement(&mut self, p: Placement) -> Result<(), String> {
         let nodes = self.m.mm.nodes.len();
         if p.node as usize >= nodes {
-            return Err(format!("node {} does not exist: the machine has {nodes} (numa.nodes)", p.node));
+            return Err(format!("a node of the machine, 0..={} (numa.nodes={nodes})", nodes - 1));
         }
         self.m.numa.next = p;
         Ok(())
