@@ -2,8 +2,21 @@
 //! NUMA counters, per-node kswapd.
 
 use engine::sim::{MemPolicy, Placement};
-use engine::Access;
+use engine::{Access, RunReport};
 use mm::{VmEvent, ZoneId};
+
+/// A v6.2 machine of 64M on two nodes (`extra` settings on top) where one
+/// thread placed by `placement` writes `pages` pages of a fresh region.
+fn two_node_writer(extra: &[(&str, &str)], pages: u32, placement: Placement) -> RunReport {
+    let settings = [&[("memory", "64M"), ("numa.nodes", "2")][..], extra].concat();
+    let mut b = testkit::builder("v6.2", &settings);
+    let region = b.add_anon_region(pages);
+    b.set_placement(placement).unwrap();
+    let writes = (0..pages).map(|page| Access::Mem { region, page, write: true }).collect();
+    b.add_thread("writer", Box::new(testkit::Script::new(writes)));
+    assert!(b.set_placement(Placement { node: 2, policy: MemPolicy::Local }).is_err(), "two nodes only");
+    b.build().run(&mut |_| {}).unwrap()
+}
 
 /// A 6G x86-64 machine (v6.2) filling 5G: DMA 4096 pages, DMA32 782336,
 /// Normal 786432; watermarks (hand-checked in reclaim's watermark tests):
@@ -36,14 +49,7 @@ fn six_gib_filling_five_allocates_from_dma32_and_normal() {
 /// when both are at low wakes the kswapds of its zonelist: node 1's first.
 #[test]
 fn a_thread_on_node_1_overflows_into_node_0() {
-    let settings = [("memory", "64M"), ("swap", "ssd:64M"), ("numa.nodes", "2")];
-    let mut b = testkit::builder("v6.2", &settings);
-    let region = b.add_anon_region(16_500);
-    b.set_placement(Placement { node: 1, policy: MemPolicy::Local }).unwrap();
-    let writes = (0..16_500).map(|page| Access::Mem { region, page, write: true }).collect();
-    b.add_thread("writer", Box::new(testkit::Script::new(writes)));
-    assert!(b.set_placement(Placement { node: 2, policy: MemPolicy::Local }).is_err());
-    let rep = b.build().run(&mut |_| {}).unwrap();
+    let rep = two_node_writer(&[("swap", "ssd:64M")], 16_500, Placement { node: 1, policy: MemPolicy::Local });
     let get = |name: &str| rep.get(name).unwrap();
     assert!(get("numa_miss") >= 8032, "{}", get("numa_miss"));
     assert_eq!(get("numa_foreign"), get("numa_miss"));
@@ -59,13 +65,7 @@ fn a_thread_on_node_1_overflows_into_node_0() {
 /// node 1's kswapd and direct reclaim (its node only) make the room.
 #[test]
 fn a_bound_thread_reclaims_its_own_node() {
-    let settings = [("memory", "64M"), ("swap", "ssd:64M"), ("numa.nodes", "2")];
-    let mut b = testkit::builder("v6.2", &settings);
-    let region = b.add_anon_region(12_000);
-    b.set_placement(Placement { node: 1, policy: MemPolicy::Bind }).unwrap();
-    let writes = (0..12_000).map(|page| Access::Mem { region, page, write: true }).collect();
-    b.add_thread("writer", Box::new(testkit::Script::new(writes)));
-    let rep = b.build().run(&mut |_| {}).unwrap();
+    let rep = two_node_writer(&[("swap", "ssd:64M")], 12_000, Placement { node: 1, policy: MemPolicy::Bind });
     assert_eq!((rep.get("numa_miss"), rep.zones[0].stat.pgalloc), (Some(0), 0));
     assert!(rep.get("pswpout").unwrap() > 0);
     assert_eq!(rep.kswapd_first_wake_ns[0], None);
@@ -75,12 +75,7 @@ fn a_bound_thread_reclaims_its_own_node() {
 /// `mempolicy=interleave` spreads a thread's pages over both nodes in turn.
 #[test]
 fn interleave_alternates_nodes() {
-    let mut b = testkit::builder("v6.2", &[("memory", "64M"), ("numa.nodes", "2")]);
-    let region = b.add_anon_region(1000);
-    b.set_placement(Placement { node: 0, policy: MemPolicy::Interleave }).unwrap();
-    let writes = (0..1000).map(|page| Access::Mem { region, page, write: true }).collect();
-    b.add_thread("writer", Box::new(testkit::Script::new(writes)));
-    let rep = b.build().run(&mut |_| {}).unwrap();
+    let rep = two_node_writer(&[], 1000, Placement { node: 0, policy: MemPolicy::Interleave });
     assert_eq!((rep.zones[0].stat.pgalloc, rep.zones[1].stat.pgalloc), (500, 500));
     assert_eq!(
         (rep.get("numa_interleave"), rep.get("numa_miss"), rep.get("numa_other")),
@@ -99,4 +94,24 @@ fn zone_layouts_are_checked() {
     let c = testkit::config("v6.2", &[("memory", "64M"), ("numa.nodes", "2"), ("numa.distance", "10,20;20,10;10,10")]);
     assert!(engine::SimBuilder::new(c).is_err());
     assert_eq!(ZoneId::parse("DMA32"), Some(ZoneId::Dma32));
+}
+
+/// The fair zone allocation policy (v3.12..v4.7) on 32M cut into DMA32 and
+/// Normal of 4096 pages each, vm.min_free_kbytes 1024 (256 pages): each zone
+/// has min 128, low 160, high 192 (step max(32, 4)), a batch of 192 - 160 = 32
+/// pages a round. 100 pages: Normal 1..32 (its batch runs out), DMA32 33..64,
+/// both out at 65: new round, the plain walk takes Normal for 65, the fair
+/// pass Normal 66..96 (out again), DMA32 97..100: Normal 64, DMA32 36.
+/// Without the policy all 100 come from Normal.
+#[test]
+fn fair_zone_allocation_round_robin() {
+    let zoned = [("memory", "32M"), ("zones", "dma32:16M,normal:rest"), ("vm.min_free_kbytes", "1024")];
+    for (fair, expected) in [("1", (64, 36)), ("0", (100, 0))] {
+        let mut b = testkit::builder("v6.2", &[&zoned[..], &[("fair_zone_alloc", fair)]].concat());
+        let region = b.add_anon_region(100);
+        let mut sim = b.build();
+        testkit::write_pages(&mut sim, region, 0..100).unwrap();
+        let got = (testkit::stat(&sim, VmEvent::PgallocNormal), testkit::stat(&sim, VmEvent::PgallocDma32));
+        assert_eq!(got, expected, "fair_zone_alloc={fair}");
+    }
 }

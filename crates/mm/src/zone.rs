@@ -104,6 +104,10 @@ pub struct Zone {
     pub lowmem_reserve: [u64; MAX_NR_ZONES],
     /// Event counters of the zone.
     pub stat: ZoneStat,
+    /// `NR_ALLOC_BATCH` (v3.12..v4.7 fair zone allocation): pages left in this round.
+    pub alloc_batch: i64,
+    /// `ZONE_FAIR_DEPLETED`: the batch ran out; the fair pass skips the zone.
+    pub fair_depleted: bool,
 }
 
 impl Zone {
@@ -117,7 +121,14 @@ impl Zone {
             watermark: [0; 4],
             lowmem_reserve: [0; MAX_NR_ZONES],
             stat: ZoneStat::default(),
+            alloc_batch: 0,
+            fair_depleted: false,
         }
+    }
+    /// `reset_alloc_batches()` for this zone: a new round of `high - low` pages.
+    pub fn reset_alloc_batch(&mut self) {
+        self.alloc_batch = (self.wmark(Watermark::High) - self.wmark(Watermark::Low)) as i64;
+        self.fair_depleted = false;
     }
     /// The value of watermark `w` (no boost: S-MM4, fragmentation is not modelled).
     #[inline]

@@ -60,6 +60,7 @@ pub fn setup_zone_watermarks(zone: &mut Zone, min_free_kbytes: u64, gap: Waterma
     zone.watermark[Watermark::Low as usize] = share + low;
     zone.watermark[Watermark::High as usize] = share + high;
     zone.watermark[Watermark::Promo as usize] = share + promo;
+    zone.reset_alloc_batch();
 }
 
 /// Sets the watermarks of every zone (`__setup_per_zone_wmarks()`): `pages_min`

@@ -1,7 +1,7 @@
 //! The machine's zones and NUMA nodes, and their knobs (`zones`, `numa.*`,
 //! `vm.lowmem_reserve_ratio`, `kswapd_any_zone_balanced`).
 
-use knobs::{format_size, parse_size, History, Kind, Knob, Version};
+use knobs::{format_size, parse_size, u64_knob, History, Kind, Knob, Version};
 use mm::zone::{self, ZoneSpan, LOCAL_DISTANCE, REMOTE_DISTANCE};
 use mm::{ZoneId, MAX_NR_ZONES};
 
@@ -29,6 +29,8 @@ pub struct NumaKnobs {
     pub lowmem_reserve_ratio: [u64; MAX_NR_ZONES],
     /// v4.8+: a node is balanced for kswapd when any eligible zone is (before: all).
     pub any_zone_balanced: bool,
+    /// v3.12..v4.7: the fair zone allocation policy (round robin over the local zones).
+    pub fair_zone_alloc: bool,
 }
 
 impl Default for NumaKnobs {
@@ -39,6 +41,7 @@ impl Default for NumaKnobs {
             distance: None,
             lowmem_reserve_ratio: reclaim::watermark::DEFAULT_LOWMEM_RESERVE_RATIO,
             any_zone_balanced: true,
+            fair_zone_alloc: false,
         }
     }
 }
@@ -149,17 +152,14 @@ pub const KNOBS: &[Knob<NumaKnobs>] = &[
             Ok(())
         },
     },
-    Knob {
-        key: "numa.nodes",
-        help: "NUMA nodes sharing memory evenly, 1..=64 (default 1); each has its zones, kswapd and zonelist",
-        kind: Kind::Integer,
-        history: History::Model,
-        get: |n| n.nodes.to_string(),
-        set: |n, v| {
-            n.nodes = knobs::parse_u64(v, 1, 64)? as u8;
-            Ok(())
-        },
-    },
+    u64_knob!(
+        "numa.nodes",
+        nodes,
+        1,
+        64,
+        History::Model,
+        "NUMA nodes sharing memory evenly, 1..=64 (default 1); each has its zones, kswapd and zonelist"
+    ),
     Knob {
         key: "numa.distance",
         help: "node distances (SLIT): `default` (10 local, 20 remote) or rows of numa.nodes distances, `10,21;21,10`",
@@ -198,6 +198,14 @@ pub const KNOBS: &[Knob<NumaKnobs>] = &[
         // zone ends kswapd's run; v3.x pgdat_balanced() wanted every zone balanced for order 0.
         History::since(4, 8),
         "v4.8+: kswapd's node is balanced when any zone up to its classzone is above high + lowmem_reserve; off (before v4.8, order 0): every such zone above its high watermark"
+    ),
+    knobs::bool_knob!(
+        "fair_zone_alloc",
+        fair_zone_alloc,
+        // KERNEL: 81c0a2bb515f "mm: page_alloc: fair zone allocator policy" (v3.12), removed by
+        // e6cbd7f2efb4 with the node LRUs (v4.8).
+        History::Behaviour { since: Some(Version::new(3, 12)), until: Some(Version::new(4, 7)) },
+        "v3.12..v4.7: the fast path first takes pages round robin from the local node's zones, each zone `high - low` pages per round (NR_ALLOC_BATCH), before the plain zonelist order"
     ),
 ];
 

@@ -87,7 +87,7 @@ impl Machine {
     ) -> Result<(Pfn, Nanos), Stall> {
         let t = self.alloc_target();
         let class = self.user_class;
-        if let Some(z) = self.first_zone_ok(t, Watermark::Low, class) {
+        if let Some(z) = self.fair_pass(t, class).or_else(|| self.first_zone_ok(t, Watermark::Low, class)) {
             return Ok((self.take(z, t, owner, index, flags), 0));
         }
         // wake_all_kswapds(): every node of the zonelist, in its order.
@@ -174,11 +174,38 @@ impl Machine {
         self.zonelist(t).find(|&z| zone_watermark_ok(&self.mm, z, mark, class))
     }
 
+    /// v3.12..v4.7's fair pass (`ALLOC_FAIR`): the preferred node's zones in
+    /// zonelist order, skipping those whose allocation batch ran out; when
+    /// every batch did, they all start a new round (`reset_alloc_batches()`)
+    /// and the plain zonelist walk decides.
+    fn fair_pass(&mut self, t: Target, class: ZoneId) -> Option<usize> {
+        if !self.cfg.numa.fair_zone_alloc {
+            return None;
+        }
+        let local: Vec<usize> = self.zonelist(t).take_while(|&z| self.mm.zones[z].node == t.preferred).collect();
+        let mut skipped = false;
+        for &z in &local {
+            if self.mm.zones[z].fair_depleted {
+                skipped = true;
+            } else if zone_watermark_ok(&self.mm, z, Watermark::Low, class) {
+                return Some(z);
+            }
+        }
+        if skipped {
+            let node = t.preferred;
+            self.mm.zones.iter_mut().filter(|z| z.node == node).for_each(mm::Zone::reset_alloc_batch);
+        }
+        None
+    }
+
     /// Takes a frame of zone `z` (which has one free) and counts the
     /// allocation in `pgalloc_*` and the NUMA counters (`zone_statistics()`).
     fn take(&mut self, z: usize, t: Target, owner: Owner, index: u32, flags: u16) -> Pfn {
         let pfn = self.mm.alloc_in(z, owner, index, flags).expect("zone above a watermark has free pages");
-        let node = self.mm.zones[z].node;
+        let zone = &mut self.mm.zones[z];
+        zone.alloc_batch -= 1;
+        zone.fair_depleted |= zone.alloc_batch <= 0;
+        let node = zone.node;
         let local = if node == t.local { VmEvent::NumaLocal } else { VmEvent::NumaOther };
         self.mm.stat.count(local, 1);
         let stat = &mut self.mm.zones[z].stat;
