@@ -83,6 +83,17 @@ fn interleave_alternates_nodes() {
     );
 }
 
+/// 3G on x86-64 has no Normal zone (DMA and DMA32 only); user pages still ask
+/// for Normal, so their direct reclaims are `allocstall_normal`.
+#[test]
+fn three_gib_has_no_normal_zone() {
+    let b = testkit::builder("v6.2", &[("memory", "3G"), ("zones", "x86_64")]);
+    let sim = b.build();
+    let names: Vec<_> = sim.mm().zones.iter().map(|z| z.id).collect();
+    assert_eq!(names, [ZoneId::Dma, ZoneId::Dma32]);
+    assert_eq!(reclaim::watermark::user_classzone(sim.mm()), ZoneId::Normal);
+}
+
 /// A machine whose zones leave a zone no room above its high watermark is refused.
 #[test]
 fn zone_layouts_are_checked() {

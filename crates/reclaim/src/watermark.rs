@@ -101,10 +101,13 @@ pub fn zone_watermark_ok(mm: &Mm, zone: usize, mark: Watermark, classzone: ZoneI
     mm.zone_free(zone) > z.wmark(mark) + z.lowmem_reserve[classzone as usize]
 }
 
-/// The highest zone type of the machine: the `highest_zoneidx` of user pages here
-/// (the kernel's is `ZONE_MOVABLE` even when it is empty; its reserves are the same).
+/// The `highest_zoneidx` of user pages: `ZONE_MOVABLE` where the machine has
+/// one, else `ZONE_NORMAL` (even when empty, as on a 3G x86-64 machine). The
+/// kernel's is `ZONE_MOVABLE` even when it is empty; an empty zone adds nothing
+/// to the reserves, so they are the same, and `allocstall_normal` counts
+/// user pages' direct reclaims as in the one-zone model.
 pub fn user_classzone(mm: &Mm) -> ZoneId {
-    mm.zones.iter().map(|z| z.id).max().unwrap_or(ZoneId::Normal)
+    mm.zones.iter().map(|z| z.id).max().unwrap_or(ZoneId::Normal).max(ZoneId::Normal)
 }
 
 #[cfg(test)]
