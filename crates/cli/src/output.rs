@@ -71,7 +71,8 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
         for (_, v) in r.vmstat.iter().filter(|(n, _)| section_of(n) == Section::Meminfo) {
             println!("SwapFree: {} kB", v * mm::PAGE_SIZE / 1024);
         }
-        println!("# /proc/zoneinfo (zone Normal, pages)");
+        let zones = if r.zones.len() == 1 { "zone Normal" } else { "all zones summed; run --zoneinfo for each" };
+        println!("# /proc/zoneinfo ({zones}, pages)");
         for (name, v) in r.vmstat.iter().filter(|(n, _)| section_of(n) == Section::Zoneinfo) {
             println!("{} {v}", name.trim_start_matches("wmark_"));
         }

@@ -54,6 +54,9 @@ pub struct RunArgs {
     /// Print the /sys/kernel/debug/lru_gen listing at the end (lru=mglru).
     #[arg(long)]
     pub lru_gen_dump: bool,
+    /// Print a /proc/zoneinfo-style dump of every zone at the end.
+    #[arg(long)]
+    pub zoneinfo: bool,
     /// Sample free pages, LRU sizes and reclaim counters every MS milliseconds
     /// of virtual time into the JSON's `timeseries`.
     #[arg(long, value_name = "MS")]
@@ -185,6 +188,9 @@ pub fn run(args: RunArgs) -> Result<()> {
             Some((_, d)) => print!("{d}"),
             None => println!("lru_gen: not available with lru={}", info.config.lru),
         }
+    }
+    if args.zoneinfo {
+        print!("{}", engine::zoneinfo::zoneinfo_text(&report.zones));
     }
     if let Some(path) = &args.json {
         write_json_atomic(path, &info.result_json(&report, wall))?;

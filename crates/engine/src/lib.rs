@@ -22,6 +22,7 @@ pub mod sim;
 pub mod swap_ra;
 pub mod timeseries;
 pub mod writeback;
+pub mod zoneinfo;
 
 pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};

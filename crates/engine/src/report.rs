@@ -110,6 +110,10 @@ pub struct RunReport {
     pub timeseries: Option<Timeseries>,
     /// Event counters at each `Step::Snapshot`, in order.
     pub snapshots: Vec<Snapshot>,
+    /// Every zone at the end of the run (`/proc/zoneinfo`).
+    pub zones: Vec<crate::zoneinfo::ZoneReport>,
+    /// Per node: virtual time of its kswapd's first wakeup, if it was woken.
+    pub kswapd_first_wake_ns: Vec<Option<Nanos>>,
 }
 
 impl RunReport {

@@ -57,15 +57,36 @@ pub const KNOBS: &[Knob<SchedKnobs>] = &[
     ),
 ];
 
-/// An actor: kswapd is 0, workload thread `t` is `t + 1`.
+/// An actor: node `n`'s kswapd is `2n`, workload thread `t` is `2t + 1`
+/// (so that neither count needs to be known in advance).
 pub type Actor = u32;
 
-/// The kswapd actor.
-pub const KSWAPD: Actor = 0;
+/// Who an actor is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActorKind {
+    /// The kswapd of this node.
+    Kswapd(u8),
+    /// This workload thread.
+    Thread(usize),
+}
+
+/// The actor of node `node`'s kswapd.
+pub fn kswapd_actor(node: u8) -> Actor {
+    2 * node as Actor
+}
 
 /// The actor of workload thread `tid`.
 pub fn thread_actor(tid: usize) -> Actor {
-    tid as Actor + 1
+    2 * tid as Actor + 1
+}
+
+/// Who actor `a` is.
+pub fn actor_kind(a: Actor) -> ActorKind {
+    if a.is_multiple_of(2) {
+        ActorKind::Kswapd((a / 2) as u8)
+    } else {
+        ActorKind::Thread((a / 2) as usize)
+    }
 }
 
 /// KERNEL: defaults of kernel/sched/fair.c, before scaling by the CPU count.
@@ -348,20 +369,20 @@ mod tests {
         assert_eq!(s.slice_end(t), 16 * MS);
         // kswapd (vruntime 0, placed at min_vruntime 10 ms - 3 ms credit = 7 ms) is
         // 3 ms behind the thread: more than the 1 ms wakeup granularity.
-        assert_eq!(s.wake(KSWAPD, 10 * MS, Some(t)), Wake::Wait);
+        assert_eq!(s.wake(kswapd_actor(0), 10 * MS, Some(t)), Wake::Wait);
         assert!(s.need_resched(t));
         // The thread's next preemption point hands the CPU to kswapd.
-        assert_eq!(s.preempt_point(t, 10 * MS + 1000), Some(KSWAPD));
+        assert_eq!(s.preempt_point(t, 10 * MS + 1000), Some(kswapd_actor(0)));
         assert_eq!(s.cpu_of(t), None);
         // Two runnable: slice 3 ms from 10.001 ms, ending at the 16 ms tick.
-        assert_eq!(s.slice_end(KSWAPD), 16 * MS);
-        assert_eq!(s.run_delay(KSWAPD), 1000);
+        assert_eq!(s.slice_end(kswapd_actor(0)), 16 * MS);
+        assert_eq!(s.run_delay(kswapd_actor(0)), 1000);
         // kswapd's slice ends: the thread (vruntime 10.001 ms) is behind kswapd (7 + 5.999 ms).
-        assert_eq!(s.preempt_point(KSWAPD, 16 * MS), Some(t));
+        assert_eq!(s.preempt_point(kswapd_actor(0), 16 * MS), Some(t));
         assert_eq!(s.run_delay(t), 16 * MS - (10 * MS + 1000));
         // The thread sleeps: kswapd gets the CPU back; then kswapd sleeps, leaving it idle.
-        assert_eq!(s.sleep(t, 17 * MS), Some(KSWAPD));
-        assert_eq!(s.sleep(KSWAPD, 18 * MS), None);
+        assert_eq!(s.sleep(t, 17 * MS), Some(kswapd_actor(0)));
+        assert_eq!(s.sleep(kswapd_actor(0), 18 * MS), None);
     }
 
     #[test]
@@ -371,22 +392,22 @@ mod tests {
         assert_eq!(s.wake(t, 0, None), Wake::Run);
         // Base slice 0.75 ms: the slice ends at the first tick, 4 ms.
         assert_eq!(s.slice_end(t), 4 * MS);
-        assert_eq!(s.wake(KSWAPD, MS, Some(t)), Wake::Wait);
+        assert_eq!(s.wake(kswapd_actor(0), MS, Some(t)), Wake::Wait);
         assert!(!s.need_resched(t));
         assert_eq!(s.preempt_point(t, 2 * MS), None);
         // At the tick kswapd (vruntime placed at the thread's 1 ms) runs.
-        assert_eq!(s.preempt_point(t, 4 * MS), Some(KSWAPD));
+        assert_eq!(s.preempt_point(t, 4 * MS), Some(kswapd_actor(0)));
     }
 
     #[test]
     fn idle_cpus_run_woken_actors_at_once() {
         let mut s = Scheduler::new(&SchedKnobs { cpus: 2, eevdf: false }).unwrap();
         assert_eq!(s.wake(thread_actor(0), 0, None), Wake::Run);
-        assert_eq!(s.wake(KSWAPD, 5, Some(thread_actor(0))), Wake::Run);
-        assert_eq!((s.cpu_of(thread_actor(0)), s.cpu_of(KSWAPD)), (Some(0), Some(1)));
+        assert_eq!(s.wake(kswapd_actor(0), 5, Some(thread_actor(0))), Wake::Run);
+        assert_eq!((s.cpu_of(thread_actor(0)), s.cpu_of(kswapd_actor(0))), (Some(0), Some(1)));
         assert_eq!(s.wake(thread_actor(1), 6, None), Wake::Wait);
         // kswapd sleeps: the waiting thread takes its CPU at that time.
-        assert_eq!(s.sleep(KSWAPD, 100), Some(thread_actor(1)));
+        assert_eq!(s.sleep(kswapd_actor(0), 100), Some(thread_actor(1)));
         assert_eq!(s.cpu_of(thread_actor(1)), Some(1));
         assert_eq!(s.run_delay(thread_actor(1)), 94);
     }

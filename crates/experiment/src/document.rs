@@ -92,6 +92,7 @@ impl RunInfo {
             "vmstat": vmstat,
             "meminfo": meminfo,
             "zoneinfo": zoneinfo,
+            "zones": zones_json(r),
             "memcg": if memcg.is_empty() { Value::Null } else { Value::Object(memcg) },
             "zram": if zram.is_empty() { Value::Null } else { Value::Object(zram) },
             "threads": threads,
@@ -185,4 +186,34 @@ fn preset_value(config: &Config, key: &str) -> Option<String> {
     };
     let mut c = config.clone();
     (c.set(key, &n.to_string()).is_ok() && c.validate().is_ok()).then(|| n.to_string())
+}
+
+/// `zones`: each zone's node, name, managed pages, watermarks, free pages at
+/// the end, reserves and counters; and each node's first kswapd wakeup.
+fn zones_json(r: &RunReport) -> Value {
+    let zones: Vec<Value> = r
+        .zones
+        .iter()
+        .map(|z| {
+            json!({
+                "node": z.node,
+                "name": z.name,
+                "managed": z.managed,
+                "min": z.min,
+                "low": z.low,
+                "high": z.high,
+                "free": z.free,
+                "lowmem_reserve": z.lowmem_reserve,
+                "pgalloc": z.stat.pgalloc,
+                "numa_hit": z.stat.numa_hit,
+                "numa_miss": z.stat.numa_miss,
+                "numa_foreign": z.stat.numa_foreign,
+                "numa_interleave": z.stat.numa_interleave,
+                "numa_local": z.stat.numa_local,
+                "numa_other": z.stat.numa_other,
+                "kswapd_first_wake_ns": r.kswapd_first_wake_ns.get(z.node as usize).copied().flatten(),
+            })
+        })
+        .collect();
+    Value::Array(zones)
 }

@@ -139,21 +139,34 @@ impl Frame {
     }
 }
 
-/// The frame table and its free list (a stack, so allocation order is deterministic).
+/// The frame table and its free lists, one per zone (stacks, so allocation
+/// order is deterministic). Zones are contiguous pfn ranges in table order.
 #[derive(Debug)]
 pub struct FrameTable {
     frames: Vec<Frame>,
-    free: Vec<Pfn>,
+    /// Free frames of each zone.
+    free: Vec<Vec<Pfn>>,
+    /// First pfn past each zone, ascending.
+    zone_end: Vec<Pfn>,
+    nr_free: u32,
 }
 
 impl FrameTable {
-    /// `n` free frames.
+    /// `n` free frames in one zone.
     pub fn new(n: u32) -> FrameTable {
-        FrameTable {
-            frames: vec![Frame::FREE; n as usize],
+        FrameTable::with_zones(&[n])
+    }
+
+    /// Free frames in consecutive zones of `sizes[i]` frames each.
+    pub fn with_zones(sizes: &[u32]) -> FrameTable {
+        let (mut free, mut zone_end, mut start) = (Vec::new(), Vec::new(), 0u32);
+        for &n in sizes {
             // Lowest pfn is handed out first.
-            free: (0..n).rev().collect(),
+            free.push((start..start + n).rev().collect());
+            start += n;
+            zone_end.push(start);
         }
+        FrameTable { frames: vec![Frame::FREE; start as usize], free, zone_end, nr_free: start }
     }
 
     /// Total number of frames.
@@ -169,27 +182,54 @@ impl FrameTable {
     /// Number of free frames.
     #[inline]
     pub fn nr_free(&self) -> u32 {
-        self.free.len() as u32
+        self.nr_free
     }
 
-    /// Takes a free frame for `owner`/`index` with `flags`; `None` if memory is exhausted.
+    /// Number of free frames in zone `zone` (its index in table order).
+    #[inline]
+    pub fn nr_free_in(&self, zone: usize) -> u32 {
+        self.free[zone].len() as u32
+    }
+
+    /// The zone (index in table order) frame `pfn` belongs to.
+    #[inline]
+    pub fn zone_of(&self, pfn: Pfn) -> usize {
+        if self.zone_end.len() == 1 {
+            return 0;
+        }
+        self.zone_end.iter().position(|&end| pfn < end).expect("pfn inside the table")
+    }
+
+    /// Takes a free frame for `owner`/`index` with `flags` from the highest
+    /// zone that has one; `None` if memory is exhausted.
     #[inline]
     pub fn alloc(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        let pfn = self.free.pop()?;
+        let zone = self.free.iter().rposition(|f| !f.is_empty())?;
+        self.alloc_in(zone, owner, index, flags)
+    }
+
+    /// Takes a free frame of zone `zone` for `owner`/`index` with `flags`;
+    /// `None` if the zone has none free.
+    #[inline]
+    pub fn alloc_in(&mut self, zone: usize, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
+        let pfn = self.free[zone].pop()?;
+        self.nr_free -= 1;
         let f = &mut self.frames[pfn as usize];
         debug_assert!(f.owner == Owner::NONE, "pfn {pfn} on the free list but owned");
         *f = Frame { owner, index, flags: PageFlags(flags), ..Frame::FREE };
         Some(pfn)
     }
 
-    /// Returns a frame to the free list. The frame must be off every LRU list.
+    /// Returns a frame to its zone's free list. The frame must be off every LRU list.
     #[inline]
     pub fn free(&mut self, pfn: Pfn) {
         let f = &mut self.frames[pfn as usize];
         assert!(f.owner != Owner::NONE, "double free of pfn {pfn}");
         assert!(!f.flags.has(PageFlags::LRU), "freeing pfn {pfn} still on an LRU list");
         *f = Frame::FREE;
-        self.free.push(pfn);
+        let zone = self.zone_of(pfn);
+        self.free[zone].push(pfn);
+        self.nr_free += 1;
     }
 
     /// True if the frame is free.
@@ -241,6 +281,20 @@ mod tests {
     }
 
     #[test]
+    fn zones_have_their_own_free_lists() {
+        let mut t = FrameTable::with_zones(&[2, 3]);
+        assert_eq!((t.zone_of(1), t.zone_of(2), t.zone_of(4)), (0, 1, 1));
+        // The highest zone first, lowest pfn of it first.
+        let a = t.alloc(Owner::anon(RegionId(0)), 0, 0).unwrap();
+        assert_eq!((a, t.nr_free_in(1), t.nr_free()), (2, 2, 4));
+        let b = t.alloc_in(0, Owner::anon(RegionId(0)), 1, 0).unwrap();
+        assert_eq!((b, t.nr_free_in(0)), (0, 1));
+        t.free(a);
+        t.free(b);
+        assert_eq!((t.nr_free_in(0), t.nr_free_in(1), t.nr_free()), (2, 3, 5));
+    }
+
+    #[test]
     fn owner_encoding() {
         assert_eq!(Owner::anon(RegionId(7)).as_anon(), Some(RegionId(7)));
         assert_eq!(Owner::anon(RegionId(7)).as_file(), None);
@@ -248,5 +302,53 @@ mod tests {
         assert_eq!(Owner::NONE.as_anon(), None);
         assert_eq!(Owner::NONE.as_file(), None);
         assert_eq!((Owner::KERNEL.as_anon(), Owner::KERNEL.as_file()), (None, None));
+    }
+
+    mod conservation {
+        use super::*;
+        use crate::{Mm, ZoneId, ZoneSpan};
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Whatever the layout and the order of allocations and frees, each
+            /// zone's free plus taken frames are its managed pages, its free
+            /// frames lie inside it, and the nodes' totals add up to the machine's.
+            #[test]
+            fn page_accounting_per_zone_and_node_is_conserved(
+                sizes in proptest::collection::vec(1u32..40, 1..6),
+                nodes in 1u8..3,
+                ops in proptest::collection::vec((0usize..12, any::<bool>()), 0..300),
+            ) {
+                let spans: Vec<ZoneSpan> = (0..nodes)
+                    .flat_map(|n| sizes.iter().zip(ZoneId::ALL).map(move |(&pages, id)| ZoneSpan { node: n, id, pages }))
+                    .collect();
+                let dist = (0..nodes).map(|a| (0..nodes).map(|b| if a == b { 10 } else { 20 }).collect()).collect();
+                let mut mm = Mm::with_layout(&spans, dist, 0);
+                let mut taken: Vec<Pfn> = Vec::new();
+                for (z, alloc) in ops {
+                    let z = z % mm.zones.len();
+                    if alloc || taken.is_empty() {
+                        if let Some(pfn) = mm.alloc_in(z, Owner::KERNEL, 0, 0) {
+                            prop_assert_eq!(mm.frames.zone_of(pfn), z);
+                            taken.push(pfn);
+                        }
+                    } else {
+                        mm.frames.free(taken.swap_remove(z % taken.len()));
+                    }
+                }
+                let mut node_free = vec![0u64; nodes as usize];
+                for (i, zone) in mm.zones.iter().enumerate() {
+                    let used = taken.iter().filter(|&&p| mm.frames.zone_of(p) == i).count() as u64;
+                    prop_assert_eq!(mm.zone_free(i) + used, zone.managed);
+                    prop_assert_eq!(zone.stat.pgalloc >= used, true);
+                    node_free[zone.node as usize] += mm.zone_free(i);
+                    for p in zone.start_pfn..zone.start_pfn + zone.managed as u32 {
+                        prop_assert_eq!(mm.node_of(p), zone.node);
+                    }
+                }
+                prop_assert_eq!(node_free.iter().sum::<u64>(), mm.nr_free());
+                prop_assert_eq!(mm.nr_free() + taken.len() as u64, mm.frames.len() as u64);
+            }
+        }
     }
 }

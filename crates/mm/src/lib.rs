@@ -25,7 +25,7 @@ pub use list::LruList;
 pub use space::{File, FileId, Region, RegionId, RegionKind};
 pub use swap::{SwapMap, SwapSlot};
 pub use vmstat::{VmEvent, VmStat};
-pub use zone::{Watermark, Zone, ZoneId};
+pub use zone::{Watermark, Zone, ZoneId, ZoneSpan, ZoneStat, MAX_NR_ZONES};
 pub use zram::{MmStat, ZramConfig, ZramPool};
 
 /// Page size in bytes. KERNEL: 4 KiB base pages on x86-64 (`PAGE_SHIFT` 12).
@@ -36,10 +36,19 @@ pub const PAGE_SHIFT: u32 = 12;
 /// batch; v6.1 look-around's cut between activating and updating in place).
 pub const PAGEVEC_SIZE: usize = 15;
 
-/// The whole memory state of one simulated node.
+/// One NUMA node: its zonelist (`node_zonelists[ZONELIST_FALLBACK]`).
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Indices into [`Mm::zones`], in fallback order: this node's zones from
+    /// the highest down, then the other nodes' by distance.
+    pub zonelist: Vec<usize>,
+}
+
+/// The whole memory state of the simulated machine: its nodes and zones.
 ///
-/// Simplification S-MM1: one node with one zone (`ZONE_NORMAL`); the zone index is
-/// kept in every frame so that more zones can be added without changing the layout.
+/// Simplification S-MM1 (narrowed): the default machine is one node with one
+/// zone (`ZONE_NORMAL`); a layout of several zones and nodes is set with
+/// [`Mm::with_layout`]. Reclaim keeps one set of LRU lists for the machine.
 #[derive(Debug)]
 pub struct Mm {
     /// Page frames, indexed by [`Pfn`].
@@ -50,8 +59,12 @@ pub struct Mm {
     pub files: Vec<File>,
     /// The swap device's slot map and swap cache.
     pub swap: SwapMap,
-    /// Zones of the node (one for now).
+    /// Zones of every node, in pfn order (a zone's index here is its index in `frames`).
     pub zones: Vec<Zone>,
+    /// Nodes, by node id.
+    pub nodes: Vec<Node>,
+    /// `node_distance(a, b)`: the SLIT distance matrix.
+    pub distance: Vec<Vec<u32>>,
     /// Event counters, named as in `/proc/vmstat`.
     pub stat: VmStat,
     /// Dirty/writeback gauges and reclaim's node flags.
@@ -66,12 +79,31 @@ impl Mm {
     /// A node with `nr_frames` page frames, all free, in one zone, and a swap
     /// device of `swap_pages` slots (0 for no swap).
     pub fn new(nr_frames: u32, swap_pages: u32) -> Mm {
+        let flat = [ZoneSpan { node: 0, id: ZoneId::Normal, pages: nr_frames }];
+        Mm::with_layout(&flat, vec![vec![zone::LOCAL_DISTANCE]], swap_pages)
+    }
+
+    /// A machine of the zones `spans` (in pfn order, nodes numbered from 0
+    /// with the distance matrix `distance`), all free, with a swap device of
+    /// `swap_pages` slots.
+    pub fn with_layout(spans: &[ZoneSpan], distance: Vec<Vec<u32>>, swap_pages: u32) -> Mm {
+        let mut zones = Vec::with_capacity(spans.len());
+        let mut start = 0;
+        for s in spans {
+            assert!((s.node as usize) < distance.len(), "zone on node {} of {}", s.node, distance.len());
+            zones.push(Zone::new(s.id, s.node, start, s.pages));
+            start += s.pages;
+        }
+        let nodes =
+            (0..distance.len() as u8).map(|n| Node { zonelist: zone::build_zonelist(&zones, n, &distance) }).collect();
         Mm {
-            frames: FrameTable::new(nr_frames),
+            frames: FrameTable::with_zones(&spans.iter().map(|s| s.pages).collect::<Vec<_>>()),
             regions: Vec::new(),
             files: Vec::new(),
             swap: SwapMap::new(swap_pages),
-            zones: vec![Zone::new(ZoneId::Normal, nr_frames)],
+            zones,
+            nodes,
+            distance,
             stat: VmStat::default(),
             dirty: DirtyState::default(),
             zram: None,
@@ -86,8 +118,14 @@ impl Mm {
         if self.frames.nr_free() < pages {
             return false;
         }
+        // Boot allocations come from node 0, in its zonelist's order.
+        let mut list = self.nodes[0].zonelist.iter().copied().chain(0..self.zones.len());
+        let mut zone = list.next().expect("a machine has a zone");
         for _ in 0..pages {
-            self.frames.alloc(Owner::KERNEL, 0, 0).expect("counted free above");
+            while self.frames.nr_free_in(zone) == 0 {
+                zone = list.next().expect("counted free above");
+            }
+            self.frames.alloc_in(zone, Owner::KERNEL, 0, 0).expect("zone has a free frame");
         }
         self.reserved += pages as u64;
         true
@@ -162,5 +200,28 @@ impl Mm {
     /// Free pages in all zones.
     pub fn nr_free(&self) -> u64 {
         self.frames.nr_free() as u64
+    }
+
+    /// Free pages of zone `zone` (an index into [`Mm::zones`]).
+    #[inline]
+    pub fn zone_free(&self, zone: usize) -> u64 {
+        self.frames.nr_free_in(zone) as u64
+    }
+
+    /// The node frame `pfn` is on.
+    #[inline]
+    pub fn node_of(&self, pfn: Pfn) -> u8 {
+        self.zones[self.frames.zone_of(pfn)].node
+    }
+
+    /// Takes a free frame of zone `zone` for `owner`/`index` with `flags`,
+    /// counting it in `pgalloc_*`; `None` if the zone has none free.
+    #[inline]
+    pub fn alloc_in(&mut self, zone: usize, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
+        let pfn = self.frames.alloc_in(zone, owner, index, flags)?;
+        let z = &mut self.zones[zone];
+        z.stat.pgalloc += 1;
+        self.stat.count(VmEvent::PgallocDma.in_zone(z.id), 1);
+        Some(pfn)
     }
 }

@@ -25,6 +25,18 @@ macro_rules! vm_events {
 }
 
 vm_events! {
+    /// Allocations on the node asked for (the preferred node of the policy).
+    NumaHit = "numa_hit",
+    /// Allocations on a node other than the one asked for.
+    NumaMiss = "numa_miss",
+    /// Allocations asked of a node and served by another (counted on the node asked of).
+    NumaForeign = "numa_foreign",
+    /// Allocations of the interleave policy on the node it chose.
+    NumaInterleave = "numa_interleave",
+    /// Allocations on the node the task runs on.
+    NumaLocal = "numa_local",
+    /// Allocations on a node other than the one the task runs on.
+    NumaOther = "numa_other",
     /// KiB read from block devices (file and swap reads).
     Pgpgin = "pgpgin",
     /// KiB written to block devices.
@@ -33,8 +45,14 @@ vm_events! {
     Pswpin = "pswpin",
     /// Pages written to swap.
     Pswpout = "pswpout",
+    /// Pages allocated in ZONE_DMA.
+    PgallocDma = "pgalloc_dma",
+    /// Pages allocated in ZONE_DMA32.
+    PgallocDma32 = "pgalloc_dma32",
     /// Pages allocated in ZONE_NORMAL.
     PgallocNormal = "pgalloc_normal",
+    /// Pages allocated in ZONE_MOVABLE.
+    PgallocMovable = "pgalloc_movable",
     /// Pages freed.
     Pgfree = "pgfree",
     /// Pages activated.
@@ -85,8 +103,22 @@ vm_events! {
     Pageoutrun = "pageoutrun",
     /// Pages rotated to the inactive tail.
     Pgrotated = "pgrotated",
-    /// Direct reclaim entries for ZONE_NORMAL.
+    /// Direct reclaim entries for allocations whose highest zone is ZONE_DMA.
+    AllocstallDma = "allocstall_dma",
+    /// Direct reclaim entries for allocations whose highest zone is ZONE_DMA32.
+    AllocstallDma32 = "allocstall_dma32",
+    /// Direct reclaim entries for allocations whose highest zone is ZONE_NORMAL.
     AllocstallNormal = "allocstall_normal",
+    /// Direct reclaim entries for allocations whose highest zone is ZONE_MOVABLE.
+    AllocstallMovable = "allocstall_movable",
+    /// ZONE_DMA pages skipped by reclaim for lower zones (none lower: always 0).
+    PgskipDma = "pgskip_dma",
+    /// ZONE_DMA32 pages skipped by reclaim for lower zones.
+    PgskipDma32 = "pgskip_dma32",
+    /// ZONE_NORMAL pages skipped by reclaim for lower zones.
+    PgskipNormal = "pgskip_normal",
+    /// ZONE_MOVABLE pages skipped by reclaim for lower zones.
+    PgskipMovable = "pgskip_movable",
     /// Pages written by reclaim's pageout.
     NrVmscanWrite = "nr_vmscan_write",
     /// Dirty pages marked for immediate reclaim.
@@ -101,6 +133,15 @@ vm_events! {
     SwapRaHit = "swap_ra_hit",
     /// OOM kills.
     OomKill = "oom_kill",
+}
+
+impl VmEvent {
+    /// The per-zone counter of `zone` in the family whose `ZONE_DMA` member is
+    /// `self` ([`VmEvent::PgallocDma`], [`VmEvent::AllocstallDma`], [`VmEvent::PgskipDma`]).
+    pub fn in_zone(self, zone: crate::ZoneId) -> VmEvent {
+        debug_assert!(matches!(self, VmEvent::PgallocDma | VmEvent::AllocstallDma | VmEvent::PgskipDma));
+        VmEvent::ALL[self as usize + zone as usize]
+    }
 }
 
 /// The counter array.
@@ -139,10 +180,20 @@ mod tests {
     #[test]
     fn names_are_unique_and_lowercase() {
         let mut names: Vec<_> = VmEvent::ALL.iter().map(|e| e.name()).collect();
-        assert!(names.iter().all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_')));
+        assert!(names.iter().all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')));
         names.sort();
         names.dedup();
         assert_eq!(names.len(), VmEvent::ALL.len());
+    }
+
+    #[test]
+    fn zone_families_follow_the_zone_order() {
+        for z in crate::ZoneId::ALL {
+            for (base, family) in [(VmEvent::PgallocDma, "pgalloc"), (VmEvent::AllocstallDma, "allocstall")] {
+                assert_eq!(base.in_zone(z).name(), format!("{family}_{}", z.name()));
+            }
+            assert_eq!(VmEvent::PgskipDma.in_zone(z).name(), format!("pgskip_{}", z.name()));
+        }
     }
 
     #[test]

@@ -137,6 +137,10 @@ pub struct ScanControl {
     pub wake_flusher: bool,
     /// A reclaim throttle was hit: the pass stopped there; the engine makes the reclaimer wait.
     pub throttle: Option<Throttle>,
+    /// `sc->reclaim_idx`: the highest zone type whose pages may be reclaimed.
+    pub reclaim_idx: mm::ZoneId,
+    /// The node being reclaimed (`None`: pages of every node may be taken).
+    pub nid: Option<u8>,
 }
 
 impl ScanControl {
@@ -160,6 +164,8 @@ impl ScanControl {
             now_ns: 0,
             wake_flusher: false,
             throttle: None,
+            reclaim_idx: mm::ZoneId::Movable,
+            nid: None,
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::control::{Reclaimer, ScanControl};
 use crate::pageout::PageoutEnv;
 use crate::policy::ReclaimPolicy;
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
-use mm::{Mm, VmEvent};
+use mm::{Mm, VmEvent, ZoneId};
 
 /// The caller's clock, advanced between the reclaim batches of one call.
 pub trait PassTime {
@@ -39,14 +39,18 @@ impl PassTime for Untimed {
     fn pass_time(&mut self, _mm: &mut Mm, _policy: &mut dyn ReclaimPolicy, _sc: &mut ScanControl) {}
 }
 
-/// Runs direct reclaim for one allocation; returns the scan control with what it did.
+/// Runs direct reclaim for one allocation whose highest zone is `reclaim_idx`,
+/// on node `nid` only or (`None`) on every node; returns the scan control with what it did.
 pub fn try_to_free_pages(
     mm: &mut Mm,
     policy: &mut dyn ReclaimPolicy,
     env: PageoutEnv,
+    (reclaim_idx, nid): (ZoneId, Option<u8>),
     clock: &mut dyn PassTime,
 ) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
+    sc.reclaim_idx = reclaim_idx;
+    sc.nid = nid;
     do_try_to_free_pages(mm, policy, env, &mut sc, clock);
     sc
 }
@@ -66,7 +70,7 @@ pub(crate) fn do_try_to_free_pages(
     // At most two rounds: the second with forced deactivation.
     for _ in 0..2 {
         if !sc.reclaimer.is_cgroup() {
-            mm.stat.count(VmEvent::AllocstallNormal, 1);
+            mm.stat.count(VmEvent::AllocstallDma.in_zone(sc.reclaim_idx), 1);
         }
         sc.priority = DEF_PRIORITY;
         while sc.priority >= 0 {

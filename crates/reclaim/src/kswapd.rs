@@ -6,26 +6,48 @@
 //! priority loop, i.e. one `shrink_node` pass, per [`Kswapd::step`] — so that the
 //! engine can interleave kswapd with the workload in virtual time.
 //!
+//! One [`Kswapd`] per node: it balances its node's zones up to the highest
+//! zone type it was woken for (`kswapd_highest_zoneidx`, the classzone).
+//!
 //! Simplifications: S-KS1: order 0 only (no compaction, no `kswapd_order`);
-//! S-KS2: no watermark boosting; S-KS3: `laptop_mode` is 0.
+//! S-KS2: no watermark boosting; S-KS3: `laptop_mode` is 0; S-KS4: before
+//! v4.8 the kernel shrank each unbalanced zone's own LRU lists in turn; here
+//! the node's pages are shrunk together (one set of lists), only the balance
+//! test differs by version.
 
 use crate::config::DirtyThrottle;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::Untimed;
 use crate::pageout::PageoutEnv;
 use crate::policy::ReclaimPolicy;
+use crate::watermark::{user_classzone, zone_watermark_ok};
 use crate::{DEF_PRIORITY, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
-use mm::{Mm, VmEvent, Watermark};
+use mm::{Mm, VmEvent, Watermark, ZoneId};
 
-/// `zone_watermark_ok()` for order 0: free pages strictly above the mark.
+/// Some zone of the machine is above `mark` for a user page (its reserve
+/// against the user classzone included): the test of allocations that must
+/// not enter reclaim (readahead).
 pub fn watermark_ok(mm: &Mm, mark: Watermark) -> bool {
-    // One zone (S-MM1): its free pages are the node's.
-    mm.zones.iter().any(|z| mm.nr_free() > z.wmark(mark))
+    let class = user_classzone(mm);
+    (0..mm.zones.len()).any(|z| zone_watermark_ok(mm, z, mark, class))
 }
 
-/// `pgdat_balanced()`: some zone is above its high watermark.
-pub fn pgdat_balanced(mm: &Mm) -> bool {
-    watermark_ok(mm, Watermark::High)
+/// `pgdat_balanced()` of `node` for `classzone`. From v4.8 (`any_zone`) one
+/// populated zone up to the classzone above its high watermark plus its
+/// reserve against the classzone is enough; before, every such zone must be
+/// above its high watermark (its own classzone: no reserve). A node with no
+/// such zone is balanced.
+pub fn pgdat_balanced(mm: &Mm, node: u8, classzone: ZoneId, any_zone: bool) -> bool {
+    let mut eligible = (0..mm.zones.len()).filter(|&i| {
+        let z = &mm.zones[i];
+        z.node == node && z.managed > 0 && z.id <= classzone
+    });
+    if any_zone {
+        let mut eligible = eligible.peekable();
+        eligible.peek().is_none() || eligible.any(|i| zone_watermark_ok(mm, i, Watermark::High, classzone))
+    } else {
+        eligible.all(|i| zone_watermark_ok(mm, i, Watermark::High, mm.zones[i].id))
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -37,11 +59,21 @@ struct Balancing {
 }
 
 /// kswapd's reclaim state for one node.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Kswapd {
     /// `pgdat->kswapd_failures`: balance runs in a row that reclaimed nothing.
     pub failures: u32,
     balancing: Option<Balancing>,
+    /// The node.
+    pub node: u8,
+    /// The classzone of the current (or last) balance run.
+    pub classzone: ZoneId,
+    /// `pgdat->kswapd_highest_zoneidx`: the highest classzone asked for since the run began.
+    pending: Option<ZoneId>,
+    /// v4.8+: the node is balanced when any eligible zone is (see [`pgdat_balanced`]).
+    any_zone: bool,
+    /// Reclaim may only take this node's pages (more than one node).
+    only_node: bool,
 }
 
 /// What a [`Kswapd::step`] did.
@@ -54,24 +86,49 @@ pub struct KswapdStep {
 }
 
 impl Kswapd {
+    /// kswapd of `node` on `mm`, with v4.8+'s any-zone balance test or not.
+    pub fn new(mm: &Mm, node: u8, any_zone: bool) -> Kswapd {
+        Kswapd {
+            failures: 0,
+            balancing: None,
+            node,
+            classzone: user_classzone(mm),
+            pending: None,
+            any_zone,
+            only_node: mm.nodes.len() > 1,
+        }
+    }
+
     /// True while a `balance_pgdat` run is in progress.
     pub fn is_balancing(&self) -> bool {
         self.balancing.is_some()
     }
 
-    /// `wakeup_kswapd()`'s test: should a sleeping kswapd be woken?
-    pub fn should_wake(&self, mm: &Mm) -> bool {
-        self.failures < MAX_RECLAIM_RETRIES && !pgdat_balanced(mm)
+    fn balanced(&self, mm: &Mm, classzone: ZoneId) -> bool {
+        pgdat_balanced(mm, self.node, classzone, self.any_zone)
     }
 
-    /// `prepare_kswapd_sleep()`: may kswapd go to sleep?
+    /// `wakeup_kswapd()` for an allocation whose highest zone is `classzone`:
+    /// raises `kswapd_highest_zoneidx`, then tells whether a sleeping kswapd
+    /// should be woken (not hopeless, not balanced for that classzone).
+    pub fn wake_request(&mut self, mm: &Mm, classzone: ZoneId) -> bool {
+        self.pending = Some(self.pending.map_or(classzone, |p| p.max(classzone)));
+        self.failures < MAX_RECLAIM_RETRIES && !self.balanced(mm, classzone)
+    }
+
+    /// `prepare_kswapd_sleep()`: may kswapd go to sleep? (For the classzone of
+    /// its last run, or a higher one asked for meanwhile.)
     pub fn ready_to_sleep(&self, mm: &Mm) -> bool {
-        self.failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(mm)
+        let class = self.pending.map_or(self.classzone, |p| p.max(self.classzone));
+        self.failures >= MAX_RECLAIM_RETRIES || self.balanced(mm, class)
     }
 
-    /// Starts a `balance_pgdat` run.
+    /// Starts a `balance_pgdat` run, for the highest classzone asked for.
     pub fn begin(&mut self, mm: &mut Mm) {
         debug_assert!(self.balancing.is_none());
+        if let Some(class) = self.pending.take() {
+            self.classzone = class;
+        }
         mm.stat.count(VmEvent::Pageoutrun, 1);
         self.balancing = Some(Balancing { priority: DEF_PRIORITY, nr_reclaimed: 0, loop_reclaimed: 0 });
     }
@@ -85,20 +142,25 @@ impl Kswapd {
     /// reclaimed since the loop started, then the loop restarts at
     /// `DEF_PRIORITY` (`goto loop_again`); at priority 0 the run ends.
     pub fn step(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv) -> KswapdStep {
-        let b = self.balancing.as_mut().expect("kswapd step outside balance_pgdat");
         let mut sc = ScanControl::new(Reclaimer::Kswapd, 0);
-        sc.priority = b.priority;
+        sc.priority = self.balancing.as_ref().expect("kswapd step outside balance_pgdat").priority;
         sc.now_ns = env.now_ns;
-        if pgdat_balanced(mm) {
+        sc.reclaim_idx = self.classzone;
+        sc.nid = self.only_node.then_some(self.node);
+        if self.balanced(mm, self.classzone) {
             // Balanced: forget the dirty/writeback/congested node flags.
             mm.dirty.clear_flags();
             return self.finish(mm, policy, sc);
         }
         policy.age_node(mm, &mut sc);
         let flat = env.dirty.kswapd_flat_priority;
-        // kswapd_shrink_node(): reclaim up to the high watermark, at least a batch.
-        sc.nr_to_reclaim =
-            if flat { mm.zones.iter().map(|z| z.wmark(Watermark::High).max(SWAP_CLUSTER_MAX)).sum() } else { u64::MAX };
+        // kswapd_shrink_node(): reclaim up to the eligible zones' high watermarks, at least a batch each.
+        sc.nr_to_reclaim = if flat {
+            let eligible = mm.zones.iter().filter(|z| z.node == self.node && z.managed > 0 && z.id <= self.classzone);
+            eligible.map(|z| z.wmark(Watermark::High).max(SWAP_CLUSTER_MAX)).sum()
+        } else {
+            u64::MAX
+        };
         sc.nr_scanned = 0;
         policy.shrink_node(mm, &mut sc, env, &mut Untimed);
         if env.dirty.throttle == DirtyThrottle::Stall {
@@ -106,10 +168,11 @@ impl Kswapd {
             mm.dirty.pgdat_writeback = false;
         }
         let reclaimed = sc.nr_reclaimed;
-        b.nr_reclaimed += reclaimed;
         if reclaimed > 0 {
             self.failures = 0;
         }
+        let b = self.balancing.as_mut().expect("balancing above");
+        b.nr_reclaimed += reclaimed;
         if sc.throttle.is_some() {
             // S-TH1: the pass is repeated at this priority after the wait.
             return KswapdStep { sc, finished: false };
@@ -139,10 +202,61 @@ impl Kswapd {
 
     fn finish(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: ScanControl) -> KswapdStep {
         let b = self.balancing.take().expect("finishing a balance run that did not start");
-        if b.nr_reclaimed == 0 && !pgdat_balanced(mm) {
+        if b.nr_reclaimed == 0 && !self.balanced(mm, self.classzone) {
             self.failures += 1;
         }
         policy.snapshot_refaults(mm);
         KswapdStep { sc, finished: true }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watermark::{setup_lowmem_reserve, setup_per_zone_wmarks, WatermarkGap, DEFAULT_LOWMEM_RESERVE_RATIO};
+    use mm::{Owner, ZoneSpan};
+
+    /// DMA32 and Normal of 4096 pages each; min_free_kbytes 1024 = 256 pages,
+    /// 128 per zone; step max(32, 4) = 32: min 128, low 160, high 192. DMA32's
+    /// reserve against Normal is 4096 / 256 = 16. Normal is filled to 100 free
+    /// pages; DMA32 is all free (4096 > 192 + 16).
+    fn machine() -> Mm {
+        let spans = [
+            ZoneSpan { node: 0, id: ZoneId::Dma32, pages: 4096 },
+            ZoneSpan { node: 0, id: ZoneId::Normal, pages: 4096 },
+        ];
+        let mut mm = Mm::with_layout(&spans, vec![vec![10]], 0);
+        setup_per_zone_wmarks(&mut mm.zones, 1024, WatermarkGap::Scaled { watermark_scale_factor: 10 });
+        setup_lowmem_reserve(&mut mm.zones, &DEFAULT_LOWMEM_RESERVE_RATIO);
+        assert_eq!((mm.zones[1].watermark[..3].to_vec(), mm.zones[0].lowmem_reserve[2]), (vec![128, 160, 192], 16));
+        for _ in 0..3996 {
+            mm.alloc_in(1, Owner::KERNEL, 0, 0).unwrap();
+        }
+        mm
+    }
+
+    /// v4.8+: the balanced DMA32 zone makes the node balanced for a Normal
+    /// allocation: no wakeup. Before v4.8 Normal must be balanced too: woken.
+    /// A DMA32 allocation needs only DMA32: no wakeup either way, but the
+    /// classzone of the run is the highest asked for (Normal).
+    #[test]
+    fn woken_for_the_right_classzone() {
+        let mm = machine();
+        let mut any = Kswapd::new(&mm, 0, true);
+        assert!(!any.wake_request(&mm, ZoneId::Normal));
+        let mut mm = mm;
+        let mut all = Kswapd::new(&mm, 0, false);
+        assert!(all.wake_request(&mm, ZoneId::Normal));
+        assert!(!all.wake_request(&mm, ZoneId::Dma32));
+        all.begin(&mut mm);
+        assert_eq!(all.classzone, ZoneId::Normal);
+        assert!(!all.ready_to_sleep(&mm));
+        let mut k = Kswapd::new(&mm, 0, false);
+        k.wake_request(&mm, ZoneId::Dma32);
+        k.begin(&mut mm);
+        assert_eq!(k.classzone, ZoneId::Dma32);
+        assert!(k.ready_to_sleep(&mm), "DMA32 alone is balanced");
+        any.begin(&mut mm);
+        assert!(any.ready_to_sleep(&mm));
     }
 }

@@ -12,6 +12,7 @@
 pub mod config;
 pub mod control;
 pub mod direct;
+pub mod eligible;
 pub mod kswapd;
 pub mod memcg;
 pub mod pageout;

@@ -6,6 +6,7 @@ use crate::builders;
 use crate::cases;
 use crate::ctx::Ctx;
 use crate::spec::{SpecError, WorkloadSpec};
+use engine::sim::{MemPolicy, Placement};
 use engine::SimBuilder;
 
 /// One parameter of a workload.
@@ -238,19 +239,81 @@ pub fn add_workload(
         valid: WORKLOADS.iter().map(|w| w.name).collect(),
     })?;
     let mut values: Vec<String> = workload.params.iter().map(|p| p.default.to_string()).collect();
-    for (k, v) in &spec.params {
+    let (placement, placed) = placement(workload.name, spec)?;
+    for (k, v) in spec.params.iter().filter(|(k, _)| !PLACEMENT_PARAMS.iter().any(|p| p.key == k)) {
         let i = workload.params.iter().position(|p| p.key == k).ok_or_else(|| SpecError::UnknownParam {
             workload: workload.name.into(),
             key: k.clone(),
-            valid: workload.params.iter().map(|p| p.key).collect(),
+            valid: workload.params.iter().chain(PLACEMENT_PARAMS).map(|p| p.key).collect(),
         })?;
         values[i] = v.clone();
     }
-    let resolved = WorkloadSpec {
+    let mut resolved = WorkloadSpec {
         name: workload.name.into(),
         params: workload.params.iter().zip(&values).map(|(p, v)| (p.key.to_string(), v.clone())).collect(),
     };
+    resolved.params.extend(placed);
+    let bad_node = |expected: String| SpecError::BadValue {
+        workload: workload.name.into(),
+        key: "node".into(),
+        value: placement.node.to_string(),
+        expected,
+    };
+    builder.set_placement(placement).map_err(bad_node)?;
     let mut ctx = Ctx::new(workload, values, builder, seed, index);
-    (workload.build)(&mut ctx)?;
-    Ok(resolved)
+    let built = (workload.build)(&mut ctx);
+    builder.set_placement(Placement::default()).expect("node 0 always exists");
+    built.map(|()| resolved)
+}
+
+/// Parameters every workload takes: where its threads run and place memory.
+pub const PLACEMENT_PARAMS: &[Param] = &[
+    p("node", "0", "NUMA node its threads run on (numa.nodes); memory comes from it first"),
+    p(
+        "mempolicy",
+        "local",
+        "local (the running node, then the nearest), bind (that node only) or interleave (every node in turn)",
+    ),
+];
+
+/// The `node=` and `mempolicy=` parameters of `spec`, and those given (kept in the resolved spec).
+fn placement(workload: &str, spec: &WorkloadSpec) -> Result<(Placement, Vec<(String, String)>), SpecError> {
+    let mut p = Placement::default();
+    let mut given = Vec::new();
+    for (k, v) in spec.params.iter().filter(|(k, _)| PLACEMENT_PARAMS.iter().any(|p| p.key == k)) {
+        let bad = |expected: &str| SpecError::BadValue {
+            workload: workload.into(),
+            key: k.clone(),
+            value: v.clone(),
+            expected: expected.into(),
+        };
+        if k == "node" {
+            p.node = v.parse().map_err(|_| bad("a node number, 0..numa.nodes"))?;
+        } else {
+            p.policy = match v.as_str() {
+                "local" => MemPolicy::Local,
+                "bind" => MemPolicy::Bind,
+                "interleave" => MemPolicy::Interleave,
+                _ => return Err(bad("local, bind or interleave")),
+            };
+        }
+        given.push((k.clone(), v.clone()));
+    }
+    Ok((p, given))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placement_parameters_are_common_and_checked() {
+        let spec = WorkloadSpec::parse("anon:node=1,mempolicy=interleave,size=4M").unwrap();
+        let (p, given) = placement("anon", &spec).unwrap();
+        assert_eq!(p, Placement { node: 1, policy: MemPolicy::Interleave });
+        assert_eq!(given.len(), 2);
+        for bad in ["anon:node=x", "anon:mempolicy=preferred"] {
+            assert!(placement("anon", &WorkloadSpec::parse(bad).unwrap()).is_err(), "{bad}");
+        }
+    }
 }

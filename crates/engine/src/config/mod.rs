@@ -3,11 +3,13 @@
 //! resolved into the objects the engine uses.
 
 mod cpu;
+mod numa;
 mod settings;
 mod zram;
 
 pub use cpu::CpuCosts;
 pub use knobs::{format_size, parse_size};
+pub use numa::{NumaKnobs, ZoneLayout};
 pub use settings::{Setting, SETTINGS};
 pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};
 
@@ -107,6 +109,8 @@ pub struct Config {
     pub zram: ZramKnobs,
     /// The CPUs the actors share and the scheduler (`cpus`, `sched.*`).
     pub sched: SchedKnobs,
+    /// Zones and NUMA nodes (`zones`, `numa.*`).
+    pub numa: NumaKnobs,
 }
 
 impl Default for Config {
@@ -133,6 +137,7 @@ impl Default for Config {
             memcg: MemcgKnobs::default(),
             zram: ZramKnobs::default(),
             sched: SchedKnobs::default(),
+            numa: NumaKnobs::default(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Building a machine and its threads from a configuration.
 
-use super::kswapd::KswapdState;
+use super::kswapd::NodeKswapd;
+use super::page_alloc::Placement;
 use super::queue::{Event, EventQueue};
 use super::{Machine, Sim, SimBuilder, Thread, Txns};
 use crate::config::{Config, ConfigError};
@@ -20,7 +21,16 @@ impl SimBuilder {
         cfg.validate()?;
         let nr_frames = (cfg.memory_bytes / mm::PAGE_SIZE) as u32;
         let swap_pages = (cfg.swap_bytes / mm::PAGE_SIZE) as u32;
-        let mut mm = Mm::new(nr_frames, swap_pages);
+        let bad = |e: String| ConfigError::Inconsistent(e);
+        if cfg.numa.nodes > 1 && cfg.lru != "classic" {
+            // S-MM1: one set of lists for the machine; only the classic LRU reclaims one node's pages of it.
+            return Err(bad(format!(
+                "numa.nodes={} needs lru=classic (lru={} reclaims every node's pages from any node's kswapd)",
+                cfg.numa.nodes, cfg.lru
+            )));
+        }
+        let spans = cfg.numa.layout(nr_frames).map_err(bad)?;
+        let mut mm = Mm::with_layout(&spans, cfg.numa.distances().map_err(bad)?, swap_pages);
         if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
             mm.enable_zram(cfg.zram.pool_config());
         }
@@ -32,24 +42,25 @@ impl SimBuilder {
         } else {
             watermark::WatermarkGap::MinFraction
         };
-        for z in &mut mm.zones {
-            watermark::setup_zone_watermarks(z, min_free_kbytes, gap, managed);
-        }
-        if mm.zones[0].wmark(Watermark::High) >= managed {
+        watermark::setup_per_zone_wmarks(&mut mm.zones, min_free_kbytes, gap);
+        watermark::setup_lowmem_reserve(&mut mm.zones, &cfg.numa.lowmem_reserve_ratio);
+        let high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
+        if let Some(z) = mm.zones.iter().find(|z| z.wmark(Watermark::High) >= z.managed) {
             return Err(ConfigError::Inconsistent(format!(
-                "watermarks do not fit: high watermark {} pages >= {} pages of memory (lower vm.min_free_kbytes or vm.watermark_scale_factor)",
-                mm.zones[0].wmark(Watermark::High),
-                managed
+                "watermarks do not fit: high watermark {} pages >= {} pages of memory{} (lower vm.min_free_kbytes or vm.watermark_scale_factor)",
+                z.wmark(Watermark::High),
+                z.managed,
+                if mm.zones.len() > 1 { format!(" in zone {} of node {}", z.id.label(), z.node) } else { String::new() },
             )));
         }
         // Simplification S-MM5: the kernel's own memory is allocated after the watermarks are set from
         // the managed pages, as at boot; it must leave room above the high watermark.
         let reserved = cfg.reserved_bytes.div_ceil(mm::PAGE_SIZE);
-        if reserved >= managed - mm.zones[0].wmark(Watermark::High) {
+        if reserved >= managed - high {
             return Err(ConfigError::Inconsistent(format!(
                 "memory.reserved {} leaves no memory above the high watermark ({} pages of {})",
                 knobs::format_size(cfg.reserved_bytes),
-                mm.zones[0].wmark(Watermark::High),
+                high,
                 managed
             )));
         }
@@ -68,13 +79,18 @@ impl SimBuilder {
         }
         let swap_dev = cfg.swap_kind.build(&cfg.swap_params);
         let sched = crate::sched::Scheduler::new(&cfg.sched);
+        let kswapds = (0..mm.nodes.len() as u8)
+            .map(|n| NodeKswapd::new(Kswapd::new(&mm, n, cfg.numa.any_zone_balanced)))
+            .collect();
+        let user_class = watermark::user_classzone(&mm);
         Ok(SimBuilder {
             m: Machine {
                 mm,
                 policy,
-                kswapd: Kswapd::default(),
-                kswapd_state: KswapdState::Asleep,
+                kswapds,
                 kswapd_gen: 0,
+                numa: Default::default(),
+                user_class,
                 ra: SwapReadahead::new(cfg.swap_ra, swap_dev.rotational()),
                 lru_batches: Default::default(),
                 swap_dev,
@@ -142,6 +158,7 @@ impl SimBuilder {
     pub fn add_thread(&mut self, name: impl Into<String>, program: Box<dyn Program>) {
         let id = self.threads.len() as u32;
         self.m.psi.task_start(0);
+        self.m.numa.add_task();
         self.threads.push(Thread {
             name: name.into(),
             program,
@@ -161,6 +178,17 @@ impl SimBuilder {
             done: false,
         });
         self.m.queue.push(0, Event::Thread(id));
+    }
+
+    /// Places the threads added from now on: the node they run on and their
+    /// memory policy. Fails if the machine has no such node.
+    pub fn set_placement(&mut self, p: Placement) -> Result<(), String> {
+        let nodes = self.m.mm.nodes.len();
+        if p.node as usize >= nodes {
+            return Err(format!("a node of the machine, 0..={} (numa.nodes={nodes})", nodes - 1));
+        }
+        self.m.numa.next = p;
+        Ok(())
     }
 
     /// Finishes building.

@@ -4,7 +4,7 @@
 
 use super::queue::Event;
 use super::Machine;
-use crate::sched::{Actor, Wake, KSWAPD};
+use crate::sched::{actor_kind, Actor, ActorKind, Wake};
 use crate::Nanos;
 
 impl Machine {
@@ -63,7 +63,10 @@ impl Machine {
 
     /// Actor `a` was given a CPU at `t`: its next event runs it then.
     fn dispatch(&mut self, a: Actor, t: Nanos) {
-        let ev = if a == KSWAPD { Event::Kswapd(self.kswapd_gen) } else { Event::Thread(a - 1) };
+        let ev = match actor_kind(a) {
+            ActorKind::Kswapd(node) => Event::Kswapd(self.kswapds[node as usize].gen),
+            ActorKind::Thread(tid) => Event::Thread(tid as u32),
+        };
         self.queue.push(t, ev);
     }
 }

@@ -5,8 +5,7 @@ use super::{Machine, Stall};
 use crate::program::Access;
 use crate::swap_ra::RaMode;
 use crate::Nanos;
-use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent, Watermark};
-use reclaim::kswapd::watermark_ok;
+use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent};
 use reclaim::pageout::free_swap_cache;
 use reclaim::policy::{AccessKind, Origin};
 
@@ -180,18 +179,9 @@ impl Machine {
                 continue;
             }
             // Simplification S-RA1: readahead pages never enter reclaim; past the min watermark the window stops.
-            if !watermark_ok(&self.mm, Watermark::Min) {
-                break;
-            }
             let s = *self.mm.swap.slot(slot);
-            let Some(pfn) = self.mm.frames.alloc(
-                Owner::anon(RegionId(s.region)),
-                s.index,
-                PageFlags::SWAPBACKED | PageFlags::READAHEAD,
-            ) else {
-                break;
-            };
-            self.mm.stat.count(VmEvent::PgallocNormal, 1);
+            let flags = PageFlags::SWAPBACKED | PageFlags::READAHEAD;
+            let Some(pfn) = self.alloc_frame_nowait(Owner::anon(RegionId(s.region)), s.index, flags) else { break };
             self.mm.stat.count(VmEvent::SwapRa, 1);
             self.swap_in_page(pfn, slot, true);
             read.push(slot);

@@ -1,11 +1,13 @@
 //! kswapd's life cycle (mm/vmscan.c `kswapd()`, `wakeup_kswapd()`,
-//! `kswapd_try_to_sleep()`): asleep, balancing in steps, napping before sleep.
+//! `kswapd_try_to_sleep()`), one kswapd per node: asleep, balancing in steps,
+//! napping before sleep.
 
 use super::queue::Event;
 use super::Machine;
-use crate::sched::KSWAPD;
+use crate::sched::kswapd_actor;
 use crate::{Nanos, JIFFY_NS};
-use mm::VmEvent;
+use mm::{VmEvent, ZoneId};
+use reclaim::kswapd::Kswapd;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum KswapdState {
@@ -14,46 +16,69 @@ pub(super) enum KswapdState {
     Napping,
 }
 
+/// One node's kswapd thread: its reclaim state, where it is in its life
+/// cycle, and the generation its pending timer carries.
+#[derive(Clone, Debug)]
+pub(super) struct NodeKswapd {
+    pub(super) k: Kswapd,
+    pub(super) state: KswapdState,
+    /// The generation of its pending timer (and of its dispatch onto a CPU).
+    pub(super) gen: u64,
+    /// Time of its first wakeup (for "which node's kswapd ran first").
+    pub(super) first_wake_ns: Option<Nanos>,
+}
+
+impl NodeKswapd {
+    pub(super) fn new(k: Kswapd) -> NodeKswapd {
+        NodeKswapd { k, state: KswapdState::Asleep, gen: 0, first_wake_ns: None }
+    }
+}
+
 /// KERNEL: kswapd naps HZ/10 before sleeping (`kswapd_try_to_sleep`).
 pub(super) const KSWAPD_NAP_NS: Nanos = JIFFY_NS * crate::HZ / 10;
 
 impl Machine {
-    /// `wakeup_kswapd()`.
-    pub(super) fn wake_kswapd(&mut self, now: Nanos) {
-        match self.kswapd_state {
-            KswapdState::Running => {}
-            KswapdState::Asleep | KswapdState::Napping => {
-                if !self.kswapd.should_wake(&self.mm) {
-                    return;
-                }
-                if self.kswapd_state == KswapdState::Napping {
-                    self.mm.stat.count(VmEvent::KswapdLowWmarkHitQuickly, 1);
-                }
-                self.start_balance(now);
-            }
+    /// `wakeup_kswapd()` of `node` for an allocation whose highest zone is `classzone`.
+    pub(super) fn wake_kswapd(&mut self, node: u8, classzone: ZoneId, now: Nanos) {
+        let n = &mut self.kswapds[node as usize];
+        if !n.k.wake_request(&self.mm, classzone) || n.state == KswapdState::Running {
+            return;
         }
+        if n.state == KswapdState::Napping {
+            self.mm.stat.count(VmEvent::KswapdLowWmarkHitQuickly, 1);
+        }
+        self.start_balance(node, now);
     }
 
-    /// kswapd starts balancing at `at`, once it has a CPU.
-    pub(super) fn start_balance(&mut self, at: Nanos) {
-        self.kswapd_state = KswapdState::Running;
+    /// `node`'s kswapd starts balancing at `at`, once it has a CPU.
+    pub(super) fn start_balance(&mut self, node: u8, at: Nanos) {
         self.kswapd_gen += 1;
-        self.kswapd.begin(&mut self.mm);
-        if self.cpu_wake(KSWAPD, at) {
+        let n = &mut self.kswapds[node as usize];
+        n.state = KswapdState::Running;
+        n.gen = self.kswapd_gen;
+        n.first_wake_ns.get_or_insert(at);
+        n.k.begin(&mut self.mm);
+        if self.cpu_wake(kswapd_actor(node), at) {
             self.queue.push(at, Event::Kswapd(self.kswapd_gen));
         }
     }
 
-    /// A kswapd timer fired: run a balance step, or end a nap.
-    pub(super) fn kswapd_event(&mut self, now: Nanos) {
-        match self.kswapd_state {
+    /// A kswapd timer of generation `gen` fired: run a balance step of its
+    /// node, or end a nap; a stale timer does nothing.
+    pub(super) fn kswapd_event(&mut self, gen: u64, now: Nanos) {
+        let Some(node) = self.kswapds.iter().position(|n| n.gen == gen && n.state != KswapdState::Asleep) else {
+            return;
+        };
+        let node8 = node as u8;
+        let actor = kswapd_actor(node8);
+        match self.kswapds[node].state {
             KswapdState::Running => {
                 // Back from a throttling sleep: it runs once it has a CPU.
-                if !self.cpu_wake(KSWAPD, now) {
+                if !self.cpu_wake(actor, now) {
                     return;
                 }
                 let env = self.pageout_env(now);
-                let step = self.kswapd.step(&mut self.mm, self.policy.as_mut(), env);
+                let step = self.kswapds[node].k.step(&mut self.mm, self.policy.as_mut(), env);
                 let cpu = self.work_cost(&step.sc.work).max(self.cfg.cpu.kswapd_pass_ns);
                 self.kswapd_cpu_ns += cpu;
                 self.kswapd_work.add(&step.sc.work);
@@ -64,32 +89,32 @@ impl Machine {
                 if step.sc.nr_reclaimed > 0 {
                     self.stalled_attempts = 0;
                 }
-                let napping = step.finished && self.kswapd.ready_to_sleep(&self.mm);
+                let napping = step.finished && self.kswapds[node].k.ready_to_sleep(&self.mm);
                 if wait > 0 || napping {
-                    self.cpu_sleep(KSWAPD, now + cpu);
+                    self.cpu_sleep(actor, now + cpu);
                 }
                 if !step.finished {
                     // A kswapd that lost its CPU is queued again when dispatched.
-                    if !self.cpu_preempted(KSWAPD, end) {
-                        self.queue.push(end, Event::Kswapd(self.kswapd_gen));
+                    if !self.cpu_preempted(actor, end) {
+                        self.queue.push(end, Event::Kswapd(gen));
                     }
                 } else if napping {
-                    self.kswapd_state = KswapdState::Napping;
-                    self.queue.push(end + KSWAPD_NAP_NS, Event::Kswapd(self.kswapd_gen));
+                    self.kswapds[node].state = KswapdState::Napping;
+                    self.queue.push(end + KSWAPD_NAP_NS, Event::Kswapd(gen));
                 } else {
                     self.mm.stat.count(VmEvent::KswapdHighWmarkHitQuickly, 1);
-                    self.start_balance(end);
+                    self.start_balance(node8, end);
                 }
             }
             KswapdState::Napping => {
-                if self.kswapd.ready_to_sleep(&self.mm) {
-                    self.kswapd_state = KswapdState::Asleep;
+                if self.kswapds[node].k.ready_to_sleep(&self.mm) {
+                    self.kswapds[node].state = KswapdState::Asleep;
                 } else {
                     self.mm.stat.count(VmEvent::KswapdHighWmarkHitQuickly, 1);
-                    self.start_balance(now);
+                    self.start_balance(node8, now);
                 }
             }
-            KswapdState::Asleep => unreachable!("kswapd timer while asleep (generation {})", self.kswapd_gen),
+            KswapdState::Asleep => unreachable!("found above among the awake"),
         }
     }
 }

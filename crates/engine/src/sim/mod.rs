@@ -39,7 +39,6 @@ use crate::writeback::Flusher;
 use crate::Nanos;
 use hdrhistogram::Histogram;
 use mm::{Mm, RegionId};
-use reclaim::kswapd::Kswapd;
 use reclaim::policy::ReclaimPolicy;
 use reclaim::ReclaimWork;
 use std::fmt;
@@ -53,12 +52,12 @@ mod kswapd;
 mod lru_batch;
 mod memcg_charge;
 mod page_alloc;
+pub use page_alloc::{MemPolicy, Placement};
 mod queue;
 mod reclaim_clock;
 mod report;
 mod writeback;
 
-use kswapd::KswapdState;
 use queue::{Event, EventQueue};
 
 /// A run that could not complete.
@@ -126,9 +125,12 @@ enum Stall {
 struct Machine {
     mm: Mm,
     policy: Box<dyn ReclaimPolicy>,
-    kswapd: Kswapd,
-    kswapd_state: KswapdState,
+    /// One kswapd per node, and the generation of the last timer any of them set.
+    kswapds: Vec<kswapd::NodeKswapd>,
     kswapd_gen: u64,
+    /// Threads' NUMA placement; the highest zone type user pages may use.
+    numa: page_alloc::TaskNuma,
+    user_class: mm::ZoneId,
     swap_dev: Device,
     fs_dev: Device,
     ra: SwapReadahead,
@@ -257,8 +259,7 @@ impl Sim {
             self.m.events += 1;
             match ev {
                 Event::Thread(tid) => self.run_thread(tid as usize, now, limit)?,
-                Event::Kswapd(gen) if gen == self.m.kswapd_gen => self.m.kswapd_event(now),
-                Event::Kswapd(_) => {}
+                Event::Kswapd(gen) => self.m.kswapd_event(gen, now),
                 Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
                 Event::Flusher(gen) if gen == self.m.flusher.gen => self.m.flusher_event(now),
                 Event::Flusher(_) => {}
@@ -342,6 +343,7 @@ impl Sim {
             } else {
                 m.events += 1;
                 m.lru_batches.set_cpu(lru_cpu);
+                m.numa.current = tid;
                 m.waker = Some(actor);
                 m.sleep_ns = 0;
                 let result = m.slow_access(access, th.clock);

@@ -1,11 +1,62 @@
-//! The page allocator (mm/page_alloc.c): watermarks, kswapd wakeups, direct
-//! reclaim, and the retry/OOM rule when reclaim cannot help.
+//! The page allocator (mm/page_alloc.c): the zonelist walk at the low
+//! watermark, kswapd wakeups on the zonelist's nodes, the min watermark,
+//! direct reclaim, and the retry/OOM rule when reclaim cannot help; NUMA
+//! memory policies and their counters (`zone_statistics()`).
 
 use super::{reclaim_clock, Machine, Stall, OOM_STALL_LIMIT};
 use crate::{Nanos, JIFFY_NS};
-use mm::{Owner, Pfn, VmEvent, Watermark};
-use reclaim::kswapd::watermark_ok;
+use mm::{Owner, Pfn, VmEvent, Watermark, ZoneId};
+use reclaim::watermark::zone_watermark_ok;
 use reclaim::{direct, ReclaimWork};
+
+/// How a thread's pages are placed (`set_mempolicy`), from the node it runs on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemPolicy {
+    /// `MPOL_LOCAL` (the default): the running node first, then the others by distance.
+    #[default]
+    Local,
+    /// `MPOL_BIND` to the running node: no other node, reclaim there instead.
+    Bind,
+    /// `MPOL_INTERLEAVE` over every node: each allocation prefers the next node in turn.
+    Interleave,
+}
+
+/// A thread's placement: the node it runs on and its memory policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    /// The node the thread runs on (`numactl --cpunodebind`).
+    pub node: u8,
+    /// Its memory policy.
+    pub policy: MemPolicy,
+}
+
+/// The placement of every thread, and whose allocation is in progress.
+#[derive(Debug, Default)]
+pub(super) struct TaskNuma {
+    /// Per thread: its placement and the next interleave node (`il_prev + 1`).
+    tasks: Vec<(Placement, u8)>,
+    /// The thread running now.
+    pub(super) current: usize,
+    /// The placement of threads added next.
+    pub(super) next: Placement,
+}
+
+impl TaskNuma {
+    /// Registers the next thread with the current placement.
+    pub(super) fn add_task(&mut self) {
+        self.tasks.push((self.next, self.next.node));
+    }
+}
+
+/// Where one allocation goes: the preferred node, the node the task runs on,
+/// and whether other nodes may serve it.
+#[derive(Clone, Copy, Debug)]
+struct Target {
+    preferred: u8,
+    local: u8,
+    only_preferred: bool,
+    interleave: bool,
+}
 
 impl Machine {
     /// The page allocator's order-0 path: fast path at the low watermark, kswapd
@@ -23,7 +74,10 @@ impl Machine {
         Ok((pfn, memcg_stall + stall))
     }
 
-    /// The page allocator proper: watermarks, kswapd, direct reclaim.
+    /// The page allocator proper: `get_page_from_freelist` at the low
+    /// watermark, then `__alloc_pages_slowpath` (kswapd, min watermark, direct
+    /// reclaim). Simplification: a direct reclaimer that freed pages takes one
+    /// even if every zone is still below min (the kernel retries the freelist).
     pub(super) fn alloc_frame(
         &mut self,
         owner: Owner,
@@ -31,35 +85,148 @@ impl Machine {
         flags: u16,
         now: Nanos,
     ) -> Result<(Pfn, Nanos), Stall> {
-        if !watermark_ok(&self.mm, Watermark::Low) {
-            self.wake_kswapd(now);
+        let t = self.alloc_target();
+        let class = self.user_class;
+        if let Some(z) = self.fair_pass(t, class).or_else(|| self.first_zone_ok(t, Watermark::Low, class)) {
+            return Ok((self.take(z, t, owner, index, flags), 0));
         }
-        let mut stall = 0;
-        if !watermark_ok(&self.mm, Watermark::Min) {
-            let env = self.pageout_env(now);
-            // Reclaim drains this CPU's add batch first (`lru_add_drain()` in shrink_*_list).
-            self.lru_batches.drain();
-            let sc = self.timed_reclaim(now, |mm, policy, clock| direct::try_to_free_pages(mm, policy, env, clock));
-            stall = self.work_cost(&sc.work);
-            self.direct_reclaim_ns += stall;
-            self.direct_work.add(&sc.work);
-            let wait = self.after_reclaim(&sc, now, stall);
-            self.sleep_ns += wait;
-            stall += wait;
-            self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
-            if sc.nr_reclaimed > 0 {
-                self.kswapd.failures = 0;
-                self.stalled_attempts = 0;
-            } else if self.mm.nr_free() == 0 || !watermark_ok(&self.mm, Watermark::Min) {
-                return Err(self.throttle(now + stall));
+        // wake_all_kswapds(): every node of the zonelist, in its order.
+        for node in self.zonelist_nodes(t) {
+            self.wake_kswapd(node, class, now);
+        }
+        if let Some(z) = self.first_zone_ok(t, Watermark::Min, class) {
+            return Ok((self.take(z, t, owner, index, flags), 0));
+        }
+        let env = self.pageout_env(now);
+        // Reclaim drains this CPU's add batch first (`lru_add_drain()` in shrink_*_list).
+        self.lru_batches.drain();
+        let scope = (class, (t.only_preferred && self.mm.nodes.len() > 1).then_some(t.preferred));
+        let sc = self.timed_reclaim(now, |mm, policy, clock| direct::try_to_free_pages(mm, policy, env, scope, clock));
+        let mut stall = self.work_cost(&sc.work);
+        self.direct_reclaim_ns += stall;
+        self.direct_work.add(&sc.work);
+        let wait = self.after_reclaim(&sc, now, stall);
+        self.sleep_ns += wait;
+        stall += wait;
+        self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
+        if sc.nr_reclaimed > 0 {
+            for node in self.zonelist_nodes(t) {
+                self.kswapds[node as usize].k.failures = 0;
+            }
+            self.stalled_attempts = 0;
+        }
+        let zone = self.first_zone_ok(t, Watermark::Min, class).or_else(|| {
+            let mut list = self.zonelist(t);
+            (sc.nr_reclaimed > 0).then(|| list.find(|&z| self.mm.zone_free(z) > 0)).flatten()
+        });
+        match zone {
+            Some(z) => Ok((self.take(z, t, owner, index, flags), stall)),
+            None => Err(self.throttle(now + stall)),
+        }
+    }
+
+    /// An allocation that never reclaims nor wakes kswapd (readahead's
+    /// `__GFP_NORETRY`): a zone above its min watermark, or nothing.
+    pub(super) fn alloc_frame_nowait(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
+        let t = self.alloc_target();
+        let z = self.first_zone_ok(t, Watermark::Min, self.user_class)?;
+        Some(self.take(z, t, owner, index, flags))
+    }
+
+    /// The running thread's target for its next allocation (advancing its interleave turn).
+    fn alloc_target(&mut self) -> Target {
+        let nr_nodes = self.mm.nodes.len() as u8;
+        let Some((p, il)) = self.numa.tasks.get_mut(self.numa.current) else {
+            return Target { preferred: 0, local: 0, only_preferred: false, interleave: false };
+        };
+        let mut t = Target { preferred: p.node, local: p.node, only_preferred: false, interleave: false };
+        match p.policy {
+            MemPolicy::Local => {}
+            MemPolicy::Bind => t.only_preferred = true,
+            MemPolicy::Interleave => {
+                t.preferred = *il % nr_nodes;
+                t.interleave = true;
+                *il = (t.preferred + 1) % nr_nodes;
             }
         }
-        let pfn = match self.mm.frames.alloc(owner, index, flags) {
-            Some(pfn) => pfn,
-            None => return Err(self.throttle(now + stall)),
-        };
-        self.mm.stat.count(VmEvent::PgallocNormal, 1);
-        Ok((pfn, stall))
+        t
+    }
+
+    /// The zones `t` may use, in fallback order.
+    fn zonelist(&self, t: Target) -> impl Iterator<Item = usize> + '_ {
+        let list = &self.mm.nodes[t.preferred as usize].zonelist;
+        list.iter().copied().filter(move |&z| !t.only_preferred || self.mm.zones[z].node == t.preferred)
+    }
+
+    /// The nodes of `t`'s zonelist, each once, in its order.
+    fn zonelist_nodes(&self, t: Target) -> Vec<u8> {
+        let mut nodes: Vec<u8> = Vec::with_capacity(self.mm.nodes.len());
+        for z in self.zonelist(t) {
+            let n = self.mm.zones[z].node;
+            if !nodes.contains(&n) {
+                nodes.push(n);
+            }
+        }
+        nodes
+    }
+
+    /// The first zone of `t`'s zonelist above `mark` plus its reserve against `class`.
+    #[inline]
+    fn first_zone_ok(&self, t: Target, mark: Watermark, class: ZoneId) -> Option<usize> {
+        self.zonelist(t).find(|&z| zone_watermark_ok(&self.mm, z, mark, class))
+    }
+
+    /// v3.12..v4.7's fair pass (`ALLOC_FAIR`): the preferred node's zones in
+    /// zonelist order, skipping those whose allocation batch ran out; when
+    /// every batch did, they all start a new round (`reset_alloc_batches()`)
+    /// and the plain zonelist walk decides.
+    fn fair_pass(&mut self, t: Target, class: ZoneId) -> Option<usize> {
+        if !self.cfg.numa.fair_zone_alloc {
+            return None;
+        }
+        let local: Vec<usize> = self.zonelist(t).take_while(|&z| self.mm.zones[z].node == t.preferred).collect();
+        let mut skipped = false;
+        for &z in &local {
+            if self.mm.zones[z].fair_depleted {
+                skipped = true;
+            } else if zone_watermark_ok(&self.mm, z, Watermark::Low, class) {
+                return Some(z);
+            }
+        }
+        if skipped {
+            let node = t.preferred;
+            self.mm.zones.iter_mut().filter(|z| z.node == node).for_each(mm::Zone::reset_alloc_batch);
+        }
+        None
+    }
+
+    /// Takes a frame of zone `z` (which has one free) and counts the
+    /// allocation in `pgalloc_*` and the NUMA counters (`zone_statistics()`).
+    fn take(&mut self, z: usize, t: Target, owner: Owner, index: u32, flags: u16) -> Pfn {
+        let pfn = self.mm.alloc_in(z, owner, index, flags).expect("zone above a watermark has free pages");
+        let zone = &mut self.mm.zones[z];
+        zone.alloc_batch -= 1;
+        zone.fair_depleted |= zone.alloc_batch <= 0;
+        let node = zone.node;
+        let local = if node == t.local { VmEvent::NumaLocal } else { VmEvent::NumaOther };
+        self.mm.stat.count(local, 1);
+        let stat = &mut self.mm.zones[z].stat;
+        *(if node == t.local { &mut stat.numa_local } else { &mut stat.numa_other }) += 1;
+        if node == t.preferred {
+            stat.numa_hit += 1;
+            self.mm.stat.count(VmEvent::NumaHit, 1);
+            if t.interleave {
+                stat.numa_interleave += 1;
+                self.mm.stat.count(VmEvent::NumaInterleave, 1);
+            }
+        } else {
+            stat.numa_miss += 1;
+            self.mm.stat.count(VmEvent::NumaMiss, 1);
+            let preferred_zone = self.mm.nodes[t.preferred as usize].zonelist[0];
+            self.mm.zones[preferred_zone].stat.numa_foreign += 1;
+            self.mm.stat.count(VmEvent::NumaForeign, 1);
+        }
+        pfn
     }
 
     /// S-EN3: an allocation that reclaim could not satisfy waits until something

@@ -33,11 +33,10 @@ impl Sim {
         let t = self.m.dirty_thresholds();
         vmstat.push(("nr_dirty_threshold", t.thresh));
         vmstat.push(("nr_dirty_background_threshold", t.bg_thresh));
-        for z in &mm.zones {
-            // Watermarks are per zone in /proc/zoneinfo; one zone here.
-            vmstat.push(("wmark_min", z.wmark(Watermark::Min)));
-            vmstat.push(("wmark_low", z.wmark(Watermark::Low)));
-            vmstat.push(("wmark_high", z.wmark(Watermark::High)));
+        // Watermarks are per zone in /proc/zoneinfo (see `zones`); here the sum over zones.
+        for (name, w) in [("wmark_min", Watermark::Min), ("wmark_low", Watermark::Low), ("wmark_high", Watermark::High)]
+        {
+            vmstat.push((name, mm.zones.iter().map(|z| z.wmark(w)).sum()));
         }
         vmstat.extend(mm.stat.iter());
         let memcg = self.m.memcg_stat(&vmstat);
@@ -72,6 +71,7 @@ impl Sim {
                 }
             })
             .collect();
+        let zones = crate::zoneinfo::ZoneReport::of(mm);
         let dh = &self.m.direct_hist;
         RunReport {
             vmstat,
@@ -82,7 +82,9 @@ impl Sim {
             events: self.m.events,
             accesses: self.accesses(),
             kswapd_cpu_ns: self.m.kswapd_cpu_ns,
-            kswapd_run_delay_ns: run_delay(crate::sched::KSWAPD),
+            kswapd_run_delay_ns: (0..self.m.kswapds.len() as u8)
+                .map(|n| run_delay(crate::sched::kswapd_actor(n)))
+                .sum(),
             direct_reclaim_ns: self.m.direct_reclaim_ns,
             kswapd_work: self.m.kswapd_work,
             direct_work: self.m.direct_work,
@@ -94,6 +96,8 @@ impl Sim {
             reclaim_throttled_ns: self.m.reclaim_throttled_ns,
             timeseries: self.m.sampler.finish(),
             snapshots: std::mem::take(&mut self.m.snapshots),
+            zones,
+            kswapd_first_wake_ns: self.m.kswapds.iter().map(|k| k.first_wake_ns).collect(),
         }
     }
 }

@@ -37,6 +37,7 @@ pub use scan_count::{ScanBalance, ScanCount};
 use crate::config::ReclaimConfig;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
+use crate::eligible;
 use crate::pageout::{self, FolioHooks, FolioStat, PageoutEnv, References};
 use crate::policy::{AccessKind, LruSizes, Origin, ReclaimPolicy};
 use crate::rmap;
@@ -241,6 +242,9 @@ impl Classic {
     /// `isolate_lru_folios()` from the tail of `lru` into `self.scratch`. Returns pages scanned.
     fn isolate(&mut self, mm: &mut Mm, lru: usize, nr_to_scan: u64, sc: &mut ScanControl) -> u64 {
         debug_assert!(self.scratch.is_empty());
+        if !eligible::all_eligible(mm, sc) {
+            return eligible::isolate(mm, &mut self.lists[lru], nr_to_scan, sc, &mut self.scratch);
+        }
         let frames = mm.frames.slice_mut();
         let mut scanned = 0;
         while scanned < nr_to_scan {

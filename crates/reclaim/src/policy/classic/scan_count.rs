@@ -91,7 +91,7 @@ impl Classic {
         let mut nr = [0u64; 4];
         for (lru, slot) in nr.iter_mut().enumerate() {
             let ty = lru / 2;
-            let scan = self.len(lru) >> sc.priority;
+            let scan = crate::eligible::node_share(mm, sc, self.len(lru)) >> sc.priority;
             *slot = match balance {
                 ScanBalance::Equal => scan,
                 ScanBalance::Fract if self.cost.rounds_up() => {
