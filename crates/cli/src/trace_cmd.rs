@@ -157,14 +157,14 @@ fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead>>> {
 /// A scratch file, unlinked as soon as it is created: no name is left behind
 /// however the process ends (SIGINT, SIGPIPE, a crash). It is read back
 /// through `/proc/self/fd`, each opening with its own file position.
-struct Scratch {
+pub(crate) struct Scratch {
     file: File,
     label: String,
 }
 
 impl Scratch {
     /// A new empty scratch file next to `near` (or in the temp directory), and a handle to write it.
-    fn new(near: Option<&Path>, tag: &str) -> Result<(Scratch, File)> {
+    pub(crate) fn new(near: Option<&Path>, tag: &str) -> Result<(Scratch, File)> {
         let (path, file) = Self::create(near, tag)?;
         std::fs::remove_file(&path).with_context(|| format!("unlinking scratch file {}", path.display()))?;
         let label = format!("{} (deleted)", path.display());
@@ -382,17 +382,26 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
     Ok(())
 }
 
-/// Belady's MIN over a spooled page-id sequence of `n` references, at each capacity.
-fn belady_from_spool(seq: &Scratch, n: u64, pages: u32, capacities: &[u64]) -> Result<Vec<u64>> {
+/// Belady's MIN over a spooled page-id sequence of `n` references, at each
+/// capacity: one backward pass, then one forward pass per capacity, up to
+/// `jobs` of them at a time.
+pub(crate) fn belady_from_spool(
+    seq: &Scratch,
+    n: u64,
+    pages: u32,
+    capacities: &[u64],
+    jobs: usize,
+) -> Result<Vec<u64>> {
     let (index, f) = Scratch::new(None, "nextuse")?;
     let mut w = BufWriter::with_capacity(1 << 16, f);
     belady::next_use_index(&mut seq.open()?, n, pages, &mut w)?;
     w.flush()?;
     drop(w);
-    capacities
-        .iter()
-        .map(|&c| Ok(belady::min_faults(&mut seq.open()?, &mut index.open()?, n, pages, c.max(1))?))
-        .collect()
+    experiment::mrc::parallel(capacities.len(), jobs, |i| {
+        Ok(belady::min_faults(&mut seq.open()?, &mut index.open()?, n, pages, capacities[i].max(1))?)
+    })
+    .into_iter()
+    .collect()
 }
 
 fn stats_cmd(a: StatsArgs) -> Result<()> {
@@ -426,7 +435,7 @@ fn stats_cmd(a: StatsArgs) -> Result<()> {
     let sizes = if a.sizes.is_empty() { stats.default_sizes() } else { a.sizes.clone() };
     let lru = stats.stack.lru_misses(&sizes);
     let opt = match &spool {
-        Some((s, _)) => Some(belady_from_spool(s, stats.refs, ids.total(), &sizes)?),
+        Some((s, _)) => Some(belady_from_spool(s, stats.refs, ids.total(), &sizes, 1)?),
         None => None,
     };
     let refs = stats.refs.max(1) as f64;
@@ -537,7 +546,7 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     };
     let capacity = limit / mm::PAGE_SIZE;
     let opt = match &spool {
-        Some(s) => Some(belady_from_spool(s, status.refs, ids.total(), &[capacity])?[0]),
+        Some(s) => Some(belady_from_spool(s, status.refs, ids.total(), &[capacity], 1)?[0]),
         None => None,
     };
     crate::output::print_report(&info, &report, wall, !args.quiet, Some(&path.display().to_string()));
