@@ -209,17 +209,12 @@ struct SampleError {
 }
 
 impl Table {
-    /// Estimated faults, refaults and swap-ins (scaled in sampled mode).
-    fn estimates(p: &Point) -> [u64; 3] {
-        [p.faults, p.refaults, p.swapins].map(|v| (v as f64 * p.scale).round() as u64)
-    }
-
     fn error(&self) -> Option<SampleError> {
         let full = self.full.as_ref()?;
         let mut e = SampleError { mae: 0.0, max_rel: 0.0, at: 0 };
         for (s, f) in self.points.iter().zip(full) {
             e.mae += (s.fault_ratio() - f.fault_ratio()).abs() / full.len() as f64;
-            let rel = (Self::estimates(s)[0] as f64 - f.faults as f64).abs() / f.faults.max(1) as f64;
+            let rel = (s.estimates()[0] as f64 - f.faults as f64).abs() / f.faults.max(1) as f64;
             if rel > e.max_rel {
                 (e.max_rel, e.at) = (rel, s.memory_bytes);
             }
@@ -248,7 +243,7 @@ impl Table {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let [faults, refaults, swapins] = Self::estimates(p);
+                let [faults, refaults, swapins] = p.estimates();
                 let mut row = vec![
                     p.memory_bytes.to_string(),
                     (p.memory_bytes / mm::PAGE_SIZE).to_string(),

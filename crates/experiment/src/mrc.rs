@@ -17,7 +17,8 @@ use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use trace::sample::{self, PageSample};
+use trace::sample;
+pub use trace::sample::PageSample;
 use trace::stack::StackDistances;
 use trace::{TraceReader, TraceWriter};
 
@@ -65,6 +66,29 @@ impl Point {
     pub fn fault_ratio(&self) -> f64 {
         self.faults as f64 * self.scale / self.full_refs.max(1) as f64
     }
+
+    /// Estimated faults, refaults and swap-ins of the full run (the counts
+    /// times [`Point::scale`], rounded).
+    pub fn estimates(&self) -> [u64; 3] {
+        [self.faults, self.refaults, self.swapins].map(|v| (v as f64 * self.scale).round() as u64)
+    }
+
+    /// The point as a JSON object: estimated counts, their ratio, and what the run itself saw.
+    pub fn json(&self) -> serde_json::Value {
+        let [faults, refaults, swapins] = self.estimates();
+        serde_json::json!({
+            "memory_bytes": self.memory_bytes,
+            "refs": self.full_refs,
+            "faults": faults,
+            "refaults": refaults,
+            "swapins": swapins,
+            "fault_ratio": self.fault_ratio(),
+            "finished": self.finished,
+            "sample_rate": 1.0 / self.scale,
+            "run_memory_bytes": self.run_memory_bytes,
+            "run_refs": self.refs,
+        })
+    }
 }
 
 /// A trace held in memory (a sampled one), shared by the runs.
@@ -110,6 +134,26 @@ pub struct Curve {
     /// the sample's stack distances (SHARDS: distances and misses divided by
     /// the rate).
     pub lru: Option<Vec<u64>>,
+}
+
+impl Curve {
+    /// The curve as JSON: `points`, each with `lru_misses` when computed, or
+    /// `error` for a run that failed.
+    pub fn json(&self) -> serde_json::Value {
+        let points: Vec<serde_json::Value> = self
+            .points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut v = p.as_ref().map_or_else(|e| serde_json::json!({ "error": e }), Point::json);
+                if let Some(lru) = &self.lru {
+                    v["lru_misses"] = lru[i].into();
+                }
+                v
+            })
+            .collect();
+        serde_json::json!({ "points": points })
+    }
 }
 
 /// One job of [`curve`]: a run, or the LRU pass.
