@@ -101,7 +101,11 @@ fn reference_lru(bytes: &[u8], capacity: u64) -> Result<u64> {
                 let t = tail as usize;
                 resident[t] = false;
                 tail = prev[t];
-                next[tail as usize] = NIL;
+                if tail == NIL {
+                    head = NIL;
+                } else {
+                    next[tail as usize] = NIL;
+                }
             } else {
                 size += 1;
             }
@@ -186,4 +190,27 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         println!("peak RSS of this process: {} MiB", kib / 1024);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_lru_misses_what_stack_distances_say() {
+        let synth = Synth { records: 200_000, pages: 5000, hot_pages: 500, hot_percent: 80, seed: 3 };
+        let h = Header::new(Vec::new(), vec![Decl { name: "t".into(), pages: 5000 }]);
+        let mut w = TraceWriter::new(Vec::new(), h, 0, "t").unwrap();
+        let mut stack = trace::stack::StackDistances::new(5000);
+        for r in synth.iter() {
+            let Event::Access { page, .. } = r.event else { unreachable!() };
+            w.write(&Record::at0(Event::FileRead { file: 0, page, pages: 1 })).unwrap();
+            stack.reference(page);
+        }
+        let bytes = w.finish().unwrap();
+        let sizes = [1, 2, 100, 499, 1000, 4999, 6000];
+        let want = stack.lru_misses(&sizes);
+        let got: Vec<u64> = sizes.iter().map(|&c| reference_lru(&bytes, c).unwrap()).collect();
+        assert_eq!(got, want);
+    }
 }
