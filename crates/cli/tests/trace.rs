@@ -21,22 +21,14 @@ fn lirs_trace_runs_with_opt_faults() {
     let t = d.join("multi1.rtrace");
     let out = ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), arg(&t)]);
     assert!(out.contains("0 address spaces, 1 files, 2606 pages declared"), "{out}");
+    // `run --trace` of the trace with these settings, its document written to `j`.
+    let run = |settings: &[&str], j: &std::path::Path| {
+        ok(&[&["run", "-q", "--trace", arg(&t)][..], settings, &["--json", arg(j)]].concat())
+    };
     let mut docs = Vec::new();
     for name in ["a.json", "b.json"] {
         let j = d.join(name);
-        let out = ok(&[
-            "run",
-            "-q",
-            "--trace",
-            arg(&t),
-            "--opt",
-            "--set",
-            "memory=1M",
-            "--set",
-            "swap=none",
-            "--json",
-            arg(&j),
-        ]);
+        let out = run(&["--opt", "--set", "memory=1M", "--set", "swap=none"], &j);
         assert!(out.contains("# faults / optimum"), "{out}");
         let mut v = read_json(&j);
         v["sim"].as_object_mut().unwrap().remove("wall_seconds");
@@ -49,21 +41,7 @@ fn lirs_trace_runs_with_opt_faults() {
     assert_eq!(v["opt_capacity_pages"], 256);
     // With a memory cgroup limit, the optimum is computed at the limit.
     let j = d.join("memcg.json");
-    ok(&[
-        "run",
-        "-q",
-        "--trace",
-        arg(&t),
-        "--opt",
-        "--set",
-        "memory=2M",
-        "--set",
-        "memcg.limit=1M",
-        "--set",
-        "swap=none",
-        "--json",
-        arg(&j),
-    ]);
+    run(&["--opt", "--set", "memory=2M", "--set", "memcg.limit=1M", "--set", "swap=none"], &j);
     let m = read_json(&j);
     assert_eq!((m["opt_capacity_pages"].as_u64(), m["opt_faults"].as_u64()), (Some(256), Some(7512)));
     assert_eq!(v["trace"]["refs"], 15_858);
@@ -76,7 +54,7 @@ fn lirs_trace_runs_with_opt_faults() {
     assert!((v["faults_over_opt"].as_f64().unwrap() - faults as f64 / 7512.0).abs() < 1e-12);
     // Without --opt: the same run and faults, no optimum.
     let j = d.join("noopt.json");
-    let out = ok(&["run", "-q", "--trace", arg(&t), "--set", "memory=1M", "--set", "swap=none", "--json", arg(&j)]);
+    let out = run(&["--set", "memory=1M", "--set", "swap=none"], &j);
     assert!(!out.contains("optimum") && out.contains(&format!("15858 references, {faults} faults")), "{out}");
     let mut n = read_json(&j);
     n["sim"].as_object_mut().unwrap().remove("wall_seconds");
