@@ -6,6 +6,7 @@
 mod bench;
 mod compare;
 mod listing;
+mod mrc;
 mod output;
 mod reproduce;
 mod runner;
@@ -42,6 +43,8 @@ enum Command {
     Trace(trace_cmd::TraceArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
+    /// Miss-ratio curve of the simulated kernel: faults, refaults and swap-ins against memory size, one run per size in parallel.
+    Mrc(mrc::MrcArgs),
     /// Check the simulator against the real kernel: the driver in a memory cgroup vs the simulator on its trace.
     Validate(validate::ValidateArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) for `reclaimsim`.
@@ -90,6 +93,7 @@ where
         }
         Command::Settings(args) => listing::settings(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Mrc(args) => mrc::mrc(args),
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
         Command::Sweep(args) => sweep::sweep(args),

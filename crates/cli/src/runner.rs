@@ -29,9 +29,13 @@ pub struct RunArgs {
     /// Workload NAME[:key=value,...]; repeat to run several side by side (see `reclaimsim workloads`).
     #[arg(long = "workload", short = 'w')]
     pub workloads: Vec<String>,
-    /// Replay this trace (reclaimsim trace format) as one more thread; also reports Belady's minimum faults.
+    /// Replay this trace (reclaimsim trace format) as one more thread; reports the faults it caused.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// With --trace: also compute Belady's minimum faults at the run's memory size (a second pass over
+    /// the references, scratch files of 12 bytes per reference).
+    #[arg(long, requires = "trace")]
+    pub opt: bool,
     /// Kernel profile (see `reclaimsim profiles`).
     #[arg(long, default_value = "v6.2")]
     pub profile: String,

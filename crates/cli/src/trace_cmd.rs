@@ -157,14 +157,14 @@ fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead>>> {
 /// A scratch file, unlinked as soon as it is created: no name is left behind
 /// however the process ends (SIGINT, SIGPIPE, a crash). It is read back
 /// through `/proc/self/fd`, each opening with its own file position.
-struct Scratch {
+pub(crate) struct Scratch {
     file: File,
     label: String,
 }
 
 impl Scratch {
     /// A new empty scratch file next to `near` (or in the temp directory), and a handle to write it.
-    fn new(near: Option<&Path>, tag: &str) -> Result<(Scratch, File)> {
+    pub(crate) fn new(near: Option<&Path>, tag: &str) -> Result<(Scratch, File)> {
         let (path, file) = Self::create(near, tag)?;
         std::fs::remove_file(&path).with_context(|| format!("unlinking scratch file {}", path.display()))?;
         let label = format!("{} (deleted)", path.display());
@@ -382,17 +382,26 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
     Ok(())
 }
 
-/// Belady's MIN over a spooled page-id sequence of `n` references, at each capacity.
-fn belady_from_spool(seq: &Scratch, n: u64, pages: u32, capacities: &[u64]) -> Result<Vec<u64>> {
+/// Belady's MIN over a spooled page-id sequence of `n` references, at each
+/// capacity: one backward pass, then one forward pass per capacity, up to
+/// `jobs` of them at a time.
+pub(crate) fn belady_from_spool(
+    seq: &Scratch,
+    n: u64,
+    pages: u32,
+    capacities: &[u64],
+    jobs: usize,
+) -> Result<Vec<u64>> {
     let (index, f) = Scratch::new(None, "nextuse")?;
     let mut w = BufWriter::with_capacity(1 << 16, f);
     belady::next_use_index(&mut seq.open()?, n, pages, &mut w)?;
     w.flush()?;
     drop(w);
-    capacities
-        .iter()
-        .map(|&c| Ok(belady::min_faults(&mut seq.open()?, &mut index.open()?, n, pages, c.max(1))?))
-        .collect()
+    experiment::mrc::parallel(capacities.len(), jobs, |i| {
+        Ok(belady::min_faults(&mut seq.open()?, &mut index.open()?, n, pages, capacities[i].max(1))?)
+    })
+    .into_iter()
+    .collect()
 }
 
 fn stats_cmd(a: StatsArgs) -> Result<()> {
@@ -426,7 +435,7 @@ fn stats_cmd(a: StatsArgs) -> Result<()> {
     let sizes = if a.sizes.is_empty() { stats.default_sizes() } else { a.sizes.clone() };
     let lru = stats.stack.lru_misses(&sizes);
     let opt = match &spool {
-        Some((s, _)) => Some(belady_from_spool(s, stats.refs, ids.total(), &sizes)?),
+        Some((s, _)) => Some(belady_from_spool(s, stats.refs, ids.total(), &sizes, 1)?),
         None => None,
     };
     let refs = stats.refs.max(1) as f64;
@@ -502,17 +511,32 @@ fn stats_cmd(a: StatsArgs) -> Result<()> {
     Ok(())
 }
 
-/// `reclaimsim run --trace FILE`: the trace as one more thread, then Belady's
-/// MIN over the references it issued, with the machine's memory as capacity.
+/// `reclaimsim run --trace FILE [--opt]`: the trace as one more thread; with
+/// `--opt`, then Belady's MIN over the references it issued, with the
+/// machine's memory as capacity.
+///
+/// MIN is optional rather than computed on another core during the run: its
+/// backward pass needs the whole reference sequence, so it can start only
+/// when the run has issued the last reference (or after a second decode of
+/// the trace on a core that this 2-core machine kind rarely has free), and
+/// the spool of 12 bytes per reference is most of its cost either way.
 pub fn run_trace(args: &RunArgs) -> Result<()> {
     let path = args.trace.as_ref().expect("run_trace needs --trace");
     let mut p = runner::prepare_request(&runner::request(args)?)?;
-    let (spool, f) = Scratch::new(None, "pageids")?;
-    let trace_run = p.add_trace(path, Some(Box::new(BufWriter::with_capacity(1 << 16, f)))).map_err(|e| usage(e.0))?;
+    let (spool, tap): (Option<Scratch>, Option<Box<dyn Write>>) = if args.opt {
+        let (s, f) = Scratch::new(None, "pageids")?;
+        (Some(s), Some(Box::new(BufWriter::with_capacity(1 << 16, f))))
+    } else {
+        (None, None)
+    };
+    let trace_run = p.add_trace(path, tap).map_err(|e| usage(e.0))?;
     let ids = PageIds::new(trace_run.header());
     let info = p.info.clone();
     let (report, wall) = runner::execute(p, args.paranoid)?;
     let status = trace_run.outcome().map_err(|e| usage(e.0))?;
+    // Pages brought into memory on demand: every allocation (first touch,
+    // swap-in, page-cache read) except swap readahead's prefetches.
+    let faults = report.get("pgalloc_normal").unwrap_or(0).saturating_sub(report.get("swap_ra").unwrap_or(0));
     // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
     let config = &info.config;
     let limit = if config.memcg.limit_bytes > 0 {
@@ -521,27 +545,31 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
         config.memory_bytes
     };
     let capacity = limit / mm::PAGE_SIZE;
-    let opt = belady_from_spool(&spool, status.refs, ids.total(), &[capacity])?[0];
-    // Pages brought into memory on demand: every allocation (first touch,
-    // swap-in, page-cache read) except swap readahead's prefetches.
-    let faults = report.get("pgalloc_normal").unwrap_or(0).saturating_sub(report.get("swap_ra").unwrap_or(0));
-    let ratio = faults as f64 / opt.max(1) as f64;
+    let opt = match &spool {
+        Some(s) => Some(belady_from_spool(s, status.refs, ids.total(), &[capacity], 1)?[0]),
+        None => None,
+    };
     crate::output::print_report(&info, &report, wall, !args.quiet, Some(&path.display().to_string()));
     println!(
-        "# trace              {} references{}",
+        "# trace              {} references, {faults} faults{}",
         status.refs,
         if status.finished { "" } else { " (stopped by time_limit before its end)" }
     );
-    println!(
-        "# faults / optimum   {faults} / {opt} = {ratio:.3} (Belady MIN with {capacity} pages, first touches included)"
-    );
+    if let Some(opt) = opt {
+        println!(
+            "# faults / optimum   {faults} / {opt} = {:.3} (Belady MIN with {capacity} pages, first touches included)",
+            faults as f64 / opt.max(1) as f64
+        );
+    }
     if let Some(out) = &args.json {
         let mut v: Value = info.result_json(&report, wall);
         v["trace"] = trace_run.json(&status);
-        v["opt_faults"] = json!(opt);
-        v["opt_capacity_pages"] = json!(capacity);
         v["faults"] = json!(faults);
-        v["faults_over_opt"] = json!(ratio);
+        if let Some(opt) = opt {
+            v["opt_faults"] = json!(opt);
+            v["opt_capacity_pages"] = json!(capacity);
+            v["faults_over_opt"] = json!(faults as f64 / opt.max(1) as f64);
+        }
         runner::write_json_atomic(out, &v)?;
     }
     Ok(())

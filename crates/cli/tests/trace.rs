@@ -21,10 +21,14 @@ fn lirs_trace_runs_with_opt_faults() {
     let t = d.join("multi1.rtrace");
     let out = ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), arg(&t)]);
     assert!(out.contains("0 address spaces, 1 files, 2606 pages declared"), "{out}");
+    // `run --trace` of the trace with these settings, its document written to `j`.
+    let run = |settings: &[&str], j: &std::path::Path| {
+        ok(&[&["run", "-q", "--trace", arg(&t)][..], settings, &["--json", arg(j)]].concat())
+    };
     let mut docs = Vec::new();
     for name in ["a.json", "b.json"] {
         let j = d.join(name);
-        let out = ok(&["run", "-q", "--trace", arg(&t), "--set", "memory=1M", "--set", "swap=none", "--json", arg(&j)]);
+        let out = run(&["--opt", "--set", "memory=1M", "--set", "swap=none"], &j);
         assert!(out.contains("# faults / optimum"), "{out}");
         let mut v = read_json(&j);
         v["sim"].as_object_mut().unwrap().remove("wall_seconds");
@@ -37,20 +41,7 @@ fn lirs_trace_runs_with_opt_faults() {
     assert_eq!(v["opt_capacity_pages"], 256);
     // With a memory cgroup limit, the optimum is computed at the limit.
     let j = d.join("memcg.json");
-    ok(&[
-        "run",
-        "-q",
-        "--trace",
-        arg(&t),
-        "--set",
-        "memory=2M",
-        "--set",
-        "memcg.limit=1M",
-        "--set",
-        "swap=none",
-        "--json",
-        arg(&j),
-    ]);
+    run(&["--opt", "--set", "memory=2M", "--set", "memcg.limit=1M", "--set", "swap=none"], &j);
     let m = read_json(&j);
     assert_eq!((m["opt_capacity_pages"].as_u64(), m["opt_faults"].as_u64()), (Some(256), Some(7512)));
     assert_eq!(v["trace"]["refs"], 15_858);
@@ -61,6 +52,17 @@ fn lirs_trace_runs_with_opt_faults() {
     assert!((7512..=15_858).contains(&faults), "{faults}");
     assert_eq!(faults * 4, v["vmstat"]["pgpgin"].as_u64().unwrap());
     assert!((v["faults_over_opt"].as_f64().unwrap() - faults as f64 / 7512.0).abs() < 1e-12);
+    // Without --opt: the same run and faults, no optimum.
+    let j = d.join("noopt.json");
+    let out = run(&["--set", "memory=1M", "--set", "swap=none"], &j);
+    assert!(!out.contains("optimum") && out.contains(&format!("15858 references, {faults} faults")), "{out}");
+    let mut n = read_json(&j);
+    n["sim"].as_object_mut().unwrap().remove("wall_seconds");
+    for k in ["opt_faults", "opt_capacity_pages", "faults_over_opt"] {
+        assert!(n.get(k).is_none(), "{k} without --opt");
+        docs[0].as_object_mut().unwrap().remove(k);
+    }
+    assert_eq!(n, docs[0]);
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -85,7 +87,7 @@ fn lackey_fixture_of_a_real_program_has_its_counters() {
     // On the machine: a 64-page memory, the optimum at the same size (swap on pmem:
     // zram's pool would take part of the 64 pages).
     let r = d.join("run.json");
-    ok(&["run", "-q", "--trace", &fx, "--set", "memory=256K", "--set", "swap=pmem:16M", "--json", arg(&r)]);
+    ok(&["run", "-q", "--trace", &fx, "--opt", "--set", "memory=256K", "--set", "swap=pmem:16M", "--json", arg(&r)]);
     let v = read_json(&r);
     assert_eq!(v["opt_faults"], 416);
     assert!(v["faults"].as_u64().unwrap() >= 416);
@@ -104,6 +106,13 @@ fn synthetic_trace_through_stdin() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("# trace              20000 references"), "{text}");
+    // Stopped by time_limit: the references issued until then are counted.
+    let j = d.join("stopped.json");
+    let out = ok(&["run", "-q", "--trace", arg(&t), "--set", "memory=1M", "--set", "time_limit=50", "--json", arg(&j)]);
+    assert!(out.contains("(stopped by time_limit before its end)"), "{out}");
+    let v = read_json(&j);
+    let refs = v["trace"]["refs"].as_u64().unwrap();
+    assert!(v["trace"]["finished"] == false && (1..20000).contains(&refs), "{}", v["trace"]);
     std::fs::remove_dir_all(&d).unwrap();
 }
 

@@ -12,6 +12,7 @@
 
 mod document;
 pub mod limits;
+pub mod mrc;
 pub mod replay;
 mod request;
 pub mod sections;

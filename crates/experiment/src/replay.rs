@@ -73,7 +73,16 @@ pub struct Replay<R: BufRead> {
     ids: PageIds,
     range: Option<Range>,
     tap: Option<Box<dyn Write>>,
+    /// References issued; published to `status` when the replay is dropped
+    /// (with the run, also when `time_limit` stops it first).
+    refs: u64,
     status: Rc<RefCell<ReplayStatus>>,
+}
+
+impl<R: BufRead> Drop for Replay<R> {
+    fn drop(&mut self) {
+        self.status.borrow_mut().refs = self.refs;
+    }
 }
 
 impl<R: BufRead> Replay<R> {
@@ -86,16 +95,17 @@ impl<R: BufRead> Replay<R> {
     ) -> (Replay<R>, Rc<RefCell<ReplayStatus>>) {
         let status = Rc::new(RefCell::new(ReplayStatus::default()));
         let ids = PageIds::new(reader.header());
-        (Replay { reader, installed, ids, range: None, tap, status: status.clone() }, status)
+        (Replay { reader, installed, ids, range: None, tap, refs: 0, status: status.clone() }, status)
     }
 
+    #[inline]
     fn issue(&mut self, global: u32, a: Access) -> Step {
         if let Some(t) = &mut self.tap {
             if let Err(e) = t.write_all(&global.to_le_bytes()) {
                 return self.fail(TraceError::new("page-id spool", Location::Nowhere, ErrorKind::Io, e.to_string()));
             }
         }
-        self.status.borrow_mut().refs += 1;
+        self.refs += 1;
         Step::Access(a)
     }
 
@@ -144,13 +154,12 @@ impl<R: BufRead> Program for Replay<R> {
                 }
                 Event::FileRead { file, page, pages } | Event::FileWrite { file, page, pages } => {
                     let (global, _, write) = self.ids.of(&rec.event).expect("file I/O references pages");
-                    self.range = Some(Range {
-                        file: self.installed.files[file as usize],
-                        next: page,
-                        end: page + pages,
-                        write,
-                        global,
-                    });
+                    let file = self.installed.files[file as usize];
+                    if pages == 1 {
+                        let a = if write { Access::FileWrite { file, page } } else { Access::FileRead { file, page } };
+                        return self.issue(global, a);
+                    }
+                    self.range = Some(Range { file, next: page, end: page + pages, write, global });
                 }
                 // S-TR1: no effect on the machine.
                 Event::Mmap { .. } | Event::Munmap { .. } | Event::Exit => {}

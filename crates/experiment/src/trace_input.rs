@@ -44,8 +44,18 @@ impl Prepared {
     /// Adds the trace at `path` as one more thread named `trace`; with `tap`,
     /// each reference's global page id is written to it (Belady's input).
     pub fn add_trace(&mut self, path: &Path, tap: Option<Box<dyn Write>>) -> Result<TraceRun, InputError> {
-        let reader = open_trace(path)?;
-        let file = path.display().to_string();
+        self.add_trace_from(open_trace(path)?, &path.display().to_string(), tap)
+    }
+
+    /// [`Prepared::add_trace`] for a trace already opened (`file` names it in
+    /// errors and in the result document), e.g. one held in memory.
+    pub fn add_trace_from<R: BufRead + 'static>(
+        &mut self,
+        reader: TraceReader<R>,
+        file: &str,
+        tap: Option<Box<dyn Write>>,
+    ) -> Result<TraceRun, InputError> {
+        let file = file.to_string();
         let declared = reader.header().total_pages();
         let what = format!("{file} (its header declares {declared} pages)");
         crate::limits::check_fits(&self.info.config, declared, &what, crate::limits::host_memory())?;

@@ -7,6 +7,7 @@
 //! (`plugin.rs`) calls into Python and holds it.
 #![deny(missing_docs)]
 
+mod mrc;
 mod plugin;
 mod views;
 
@@ -105,6 +106,7 @@ fn cli(py: Python<'_>, args: Vec<String>) -> u8 {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
+    m.add_function(wrap_pyfunction!(mrc::mrc, m)?)?;
     m.add("BadInput", m.py().get_type::<BadInput>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -16,6 +16,7 @@ pub mod error;
 pub mod format;
 pub mod reader;
 pub mod refs;
+pub mod sample;
 pub mod stack;
 pub mod stats;
 pub mod synth;

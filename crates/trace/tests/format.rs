@@ -228,3 +228,29 @@ proptest! {
         let _ = read(&bytes);
     }
 }
+
+#[test]
+fn records_straddling_read_blocks_round_trip_and_bad_ones_are_located() {
+    use trace::reader::BLOCK_BYTES;
+    // 20-byte records: block boundaries fall inside records.
+    let h = header(true, false);
+    let n = 3 * BLOCK_BYTES / 20 + 7;
+    let recs: Vec<Record> =
+        (0..n as u64).map(|i| Record { event: every_kind()[(i % 4) as usize].event, time_ns: i }).collect();
+    for z in [false, true] {
+        let h = Header { compressed: z, ..h.clone() };
+        assert_eq!(read(&write(&h, &recs)).unwrap().1, recs, "zstd {z}");
+    }
+    // The record that straddles the first block boundary, with a page past its space's end.
+    let body = h.encode().len();
+    let k = BLOCK_BYTES / 20;
+    let mut bytes = write(&h, &recs);
+    let at = body + k * 20;
+    bytes[at..at + 12].copy_from_slice(&[1, 0, 0, 0, 100, 0, 0, 0, 1, 0, 0, 0]);
+    assert_eq!(
+        err(&bytes),
+        format!(
+            "t.rtrace: byte offset {at}: record {k}: address space 0: pages 100..101 exceed its declared 100 pages"
+        )
+    );
+}

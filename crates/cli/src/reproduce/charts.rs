@@ -15,11 +15,11 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 /// The family name the embedded font is registered under.
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
 /// Line colours, one per run (matplotlib's first five).
-const PALETTE: [RGBColor; 5] = [
+pub(crate) const PALETTE: [RGBColor; 5] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -27,7 +27,7 @@ const PALETTE: [RGBColor; 5] = [
     RGBColor(148, 103, 189),
 ];
 const SEED_GREY: RGBColor = RGBColor(150, 150, 150);
-const GRID: RGBColor = RGBColor(230, 230, 230);
+pub(crate) const GRID: RGBColor = RGBColor(230, 230, 230);
 
 /// Points per line at most; longer series are thinned to every k-th sample.
 const MAX_POINTS: usize = 400;
@@ -37,7 +37,7 @@ const WIDTH: u32 = 1000;
 /// Height of the title and legend strip above the plots.
 const HEADER: u32 = 96;
 
-type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+pub(crate) type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
 fn register_font() -> Result<()> {
     static DONE: OnceLock<bool> = OnceLock::new();
@@ -47,7 +47,7 @@ fn register_font() -> Result<()> {
 
 /// Draws a `height`-pixel chart with `draw` and writes it to `path` atomically
 /// (a temporary PNG beside it, then a rename).
-fn write_png(path: &Path, height: u32, draw: impl FnOnce(&Area) -> Result<()>) -> Result<()> {
+pub(crate) fn write_png(path: &Path, height: u32, draw: impl FnOnce(&Area) -> Result<()>) -> Result<()> {
     register_font()?;
     let tmp = path.with_extension("tmp.png");
     {
@@ -87,7 +87,7 @@ fn header(area: &Area, title: &str, subtitle: &str, keys: &[Key]) -> Result<()> 
 }
 
 /// `1.5M`, `350k`, `42`: axis labels that stay short.
-fn short_number(v: &f64) -> String {
+pub(crate) fn short_number(v: &f64) -> String {
     let a = v.abs();
     if a >= 1e6 {
         format!("{:.1}M", v / 1e6)

@@ -6,7 +6,7 @@
 //! own figures and the direction the change is expected to move it; the table
 //! says for every metric whether our run agrees.
 
-mod charts;
+pub(crate) mod charts;
 mod report;
 mod seed000;
 mod seed001;

@@ -1,0 +1,327 @@
+//! Miss-ratio curves of the simulated kernel (`reclaimsim mrc`,
+//! `reclaimsim.mrc`): one complete run per memory size of the same trace or
+//! workloads under any profile, the runs spread over threads (each run is
+//! itself single-threaded and deterministic), plus the LRU curve of the same
+//! trace from one stack-distance pass for reference.
+//!
+//! Sampled mode (miniature simulation, Waldspurger et al., USENIX ATC '17,
+//! after SHARDS, FAST '15): the trace is filtered once to the references of
+//! a spatially hashed sample of its pages ([`trace::sample`]), kept in memory,
+//! and each size runs on `rate` times the memory; its faults, refaults and
+//! swap-ins divided by the rate estimate the full run's.
+
+use crate::request::{prepare, InputError, Request};
+use crate::trace_input::open_trace;
+use engine::config::format_size;
+use std::io::{Cursor, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use trace::sample;
+pub use trace::sample::PageSample;
+use trace::stack::StackDistances;
+use trace::{TraceReader, TraceWriter};
+
+/// A miss-ratio curve to compute.
+#[derive(Clone, Debug)]
+pub struct MrcRequest {
+    /// Workloads, profile, settings and seed of every run (`memory` is set per point, last).
+    pub base: Request,
+    /// A trace replayed in every run, if any.
+    pub trace: Option<PathBuf>,
+    /// Memory sizes in bytes, one run each.
+    pub sizes: Vec<u64>,
+    /// Sampled mode: only this sample of the trace's pages, on memory scaled by its rate.
+    pub sample: Option<PageSample>,
+}
+
+/// One point of the curve: what the run at one memory size did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// The memory size of the point.
+    pub memory_bytes: u64,
+    /// The memory the run had (scaled by the sample rate in sampled mode).
+    pub run_memory_bytes: u64,
+    /// References the trace issued (the sampled ones in sampled mode), or
+    /// accesses of the workloads without a trace.
+    pub refs: u64,
+    /// References of the whole trace (`refs` unless sampled).
+    pub full_refs: u64,
+    /// Pages brought in on demand: `pgalloc_normal - swap_ra`.
+    pub faults: u64,
+    /// `workingset_refault_anon + workingset_refault_file`.
+    pub refaults: u64,
+    /// `pswpin`.
+    pub swapins: u64,
+    /// The run reached its end (not stopped by `time_limit`).
+    pub finished: bool,
+    /// What the counts are multiplied by to estimate the full run (1 / sample rate).
+    pub scale: f64,
+}
+
+impl Point {
+    /// Estimated faults per reference of the full run: the estimated faults
+    /// over all of the trace's references. (Dividing by the sampled references
+    /// instead would weigh the sample's luck with the hottest pages twice.)
+    pub fn fault_ratio(&self) -> f64 {
+        self.faults as f64 * self.scale / self.full_refs.max(1) as f64
+    }
+
+    /// Estimated faults, refaults and swap-ins of the full run (the counts
+    /// times [`Point::scale`], rounded).
+    pub fn estimates(&self) -> [u64; 3] {
+        [self.faults, self.refaults, self.swapins].map(|v| (v as f64 * self.scale).round() as u64)
+    }
+
+    /// The point as a JSON object: estimated counts, their ratio, and what the run itself saw.
+    pub fn json(&self) -> serde_json::Value {
+        let [faults, refaults, swapins] = self.estimates();
+        serde_json::json!({
+            "memory_bytes": self.memory_bytes,
+            "refs": self.full_refs,
+            "faults": faults,
+            "refaults": refaults,
+            "swapins": swapins,
+            "fault_ratio": self.fault_ratio(),
+            "finished": self.finished,
+            "sample_rate": 1.0 / self.scale,
+            "run_memory_bytes": self.run_memory_bytes,
+            "run_refs": self.refs,
+        })
+    }
+}
+
+/// A trace held in memory (a sampled one), shared by the runs.
+type Shared = Arc<[u8]>;
+
+/// Runs `f(0..n)` on up to `jobs` threads, each taking the next index; results in index order.
+pub fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, n.max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let r = f(i);
+                out.lock().expect("no worker panics holding the lock")[i] = Some(r);
+            });
+        }
+    });
+    out.into_inner().expect("workers joined").into_iter().map(|r| r.expect("every index ran")).collect()
+}
+
+/// The sampled trace: the references of `path` to the pages `s` keeps, as an
+/// uncompressed trace in memory; returns it with the number of references of
+/// the whole trace.
+pub fn sample_trace(path: &Path, s: PageSample) -> Result<(Shared, u64), InputError> {
+    let mut reader = open_trace(path)?;
+    let label = format!("sample of {}", path.display());
+    let bad = |e: trace::TraceError| InputError(e.to_string());
+    let mut w = TraceWriter::new(Vec::new(), reader.header().clone(), 0, &label).map_err(bad)?;
+    let (_, all) = sample::filter(&mut reader, &mut w, s).map_err(bad)?;
+    Ok((w.finish().map_err(bad)?.into(), all))
+}
+
+/// A computed curve.
+pub struct Curve {
+    /// One point per size; a run that failed (out of memory) is its error.
+    pub points: Vec<Result<Point, String>>,
+    /// The trace's LRU misses at each size, if asked for: exact from one
+    /// stack-distance pass over the trace, or in sampled mode estimated from
+    /// the sample's stack distances (SHARDS: distances and misses divided by
+    /// the rate).
+    pub lru: Option<Vec<u64>>,
+}
+
+impl Curve {
+    /// The curve as JSON: `points`, each with `lru_misses` when computed, or
+    /// `error` for a run that failed.
+    pub fn json(&self) -> serde_json::Value {
+        let points: Vec<serde_json::Value> = self
+            .points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut v = p.as_ref().map_or_else(|e| serde_json::json!({ "error": e }), Point::json);
+                if let Some(lru) = &self.lru {
+                    v["lru_misses"] = lru[i].into();
+                }
+                v
+            })
+            .collect();
+        serde_json::json!({ "points": points })
+    }
+}
+
+/// One job of [`curve`]: a run, or the LRU pass.
+enum Done {
+    Point(Result<Point, String>),
+    Lru(Result<Vec<u64>, InputError>),
+}
+
+/// Computes the points of `req` (and with `lru` a trace's LRU curve) on up to
+/// `jobs` threads. Bad input (checked on the first point before any run
+/// starts) is an error; a run that fails (out of memory) is an error in its
+/// own point.
+pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputError> {
+    if req.sizes.is_empty() {
+        return Err(InputError("no memory sizes given".into()));
+    }
+    if req.sample.is_some() && req.trace.is_none() {
+        return Err(InputError("sampled mode needs a trace (workloads make their references inside the run)".into()));
+    }
+    let sampled = match (&req.trace, req.sample) {
+        (Some(t), Some(s)) => Some(sample_trace(t, s)?),
+        _ => None,
+    };
+    drop(point_run(req, req.sizes[0], sampled.as_ref())?);
+    let pages: Vec<u64> = req.sizes.iter().map(|s| s / mm::PAGE_SIZE).collect();
+    // The LRU pass is job 0: in full mode it is the longest.
+    let lru_job = usize::from(lru && req.trace.is_some());
+    let mut done = parallel(req.sizes.len() + lru_job, jobs, |i| match (i < lru_job, &req.trace, &sampled) {
+        (true, _, Some((bytes, _))) => {
+            let rate = req.sample.map_or(1.0, |s| s.rate());
+            let small: Vec<u64> = pages.iter().map(|&p| (p as f64 * rate).round() as u64).collect();
+            let reader =
+                TraceReader::open(Cursor::new(bytes.clone()), "sampled trace").map_err(|e| InputError(e.to_string()));
+            Done::Lru(
+                reader
+                    .and_then(|r| lru_misses(r, &small, None))
+                    .map(|(m, _)| m.iter().map(|&m| (m as f64 / rate).round() as u64).collect()),
+            )
+        }
+        (true, Some(path), None) => Done::Lru(lru_curve(path, &pages, None).map(|(m, _)| m)),
+        _ => Done::Point(
+            point_run(req, req.sizes[i - lru_job], sampled.as_ref()).map_err(|e| e.0).and_then(PointRun::run),
+        ),
+    });
+    let lru = match (lru_job, done.first_mut()) {
+        (1, Some(Done::Lru(r))) => Some(std::mem::replace(r, Ok(Vec::new()))?),
+        _ => None,
+    };
+    let points = done
+        .into_iter()
+        .filter_map(|d| match d {
+            Done::Point(p) => Some(p),
+            Done::Lru(_) => None,
+        })
+        .collect();
+    Ok(Curve { points, lru })
+}
+
+/// A prepared run of one point.
+struct PointRun {
+    prepared: crate::Prepared,
+    trace: Option<crate::TraceRun>,
+    memory_bytes: u64,
+    run_memory_bytes: u64,
+    scale: f64,
+    /// References of the whole trace, in sampled mode.
+    full_refs: Option<u64>,
+}
+
+/// Prepares the run of `req` at `memory` bytes. In sampled mode the memory,
+/// `vm.min_free_kbytes` (the full size's, set or the kernel's default) and
+/// `memory.reserved` are all scaled by the rate, so that the watermarks keep
+/// the same share of memory as in the full run: at 1% of a few hundred MiB
+/// the kernel's default minimum would otherwise hold several times the
+/// share of memory free and inflate the faults.
+fn point_run(req: &MrcRequest, memory: u64, sampled: Option<&(Shared, u64)>) -> Result<PointRun, InputError> {
+    let page = mm::PAGE_SIZE;
+    let mut r = req.base.clone();
+    let (run_memory, scale) = match req.sample {
+        Some(s) => {
+            let scaled = |b: u64| ((b as f64 * s.rate() / page as f64).round() as u64) * page;
+            let run_memory = scaled(memory).max(page);
+            r.settings.push(format!("memory={}K", memory / 1024));
+            let full = prepare(&r)?.info.config;
+            let min_free =
+                full.min_free_kbytes.unwrap_or_else(|| reclaim::watermark::default_min_free_kbytes(memory / 1024));
+            r.settings.push(format!("vm.min_free_kbytes={}", ((min_free as f64 * s.rate()).round() as u64).max(1)));
+            r.settings.push(format!("memory.reserved={}K", scaled(full.reserved_bytes) / 1024));
+            (run_memory, 1.0 / s.rate())
+        }
+        None => (memory / page * page, 1.0),
+    };
+    r.settings.push(format!("memory={}K", run_memory / 1024));
+    let mut p = prepare(&r).map_err(|e| match req.sample {
+        Some(s) => InputError(format!("{} (sampled mode: memory {} x rate {})", e.0, format_size(memory), s.rate())),
+        None => e,
+    })?;
+    let trace = match (&req.trace, sampled) {
+        (Some(path), Some((bytes, _))) => {
+            let label = format!("{} (sampled)", path.display());
+            let reader =
+                TraceReader::open(Cursor::new(bytes.clone()), &label).map_err(|e| InputError(e.to_string()))?;
+            Some(p.add_trace_from(reader, &label, None)?)
+        }
+        (Some(path), None) => Some(p.add_trace(path, None)?),
+        (None, _) => None,
+    };
+    let full_refs = sampled.map(|s| s.1);
+    Ok(PointRun { prepared: p, trace, memory_bytes: memory, run_memory_bytes: run_memory, scale, full_refs })
+}
+
+impl PointRun {
+    fn run(self) -> Result<Point, String> {
+        let limit = format!("memory={}", format_size(self.run_memory_bytes));
+        let time_limit = self.prepared.info.config.time_limit_ns;
+        let report = self.prepared.builder.build().run(&mut |_| {}).map_err(|e| format!("{limit}: {e}"))?;
+        let get = |k: &str| report.get(k).unwrap_or(0);
+        let (refs, finished) = match &self.trace {
+            Some(t) => {
+                let o = t.outcome().map_err(|e| e.0)?;
+                (o.refs, o.finished)
+            }
+            None => (report.accesses, time_limit == 0 || report.virtual_ns < time_limit),
+        };
+        Ok(Point {
+            memory_bytes: self.memory_bytes,
+            run_memory_bytes: self.run_memory_bytes,
+            refs,
+            full_refs: self.full_refs.unwrap_or(refs),
+            faults: get("pgalloc_normal").saturating_sub(get("swap_ra")),
+            refaults: get("workingset_refault_anon") + get("workingset_refault_file"),
+            swapins: get("pswpin"),
+            finished,
+            scale: self.scale,
+        })
+    }
+}
+
+/// The LRU reference curve of a trace from one stack-distance pass: misses of
+/// an LRU memory of each size in `pages`, and the number of references; with
+/// `tap`, each reference's global page id is also written to it (Belady's input).
+pub fn lru_curve(path: &Path, pages: &[u64], tap: Option<&mut dyn Write>) -> Result<(Vec<u64>, u64), InputError> {
+    lru_misses(open_trace(path)?, pages, tap)
+}
+
+/// [`lru_curve`] of an opened trace.
+fn lru_misses<R: std::io::BufRead>(
+    mut reader: TraceReader<R>,
+    pages: &[u64],
+    mut tap: Option<&mut dyn Write>,
+) -> Result<(Vec<u64>, u64), InputError> {
+    let ids = trace::refs::PageIds::new(reader.header());
+    let mut stack = StackDistances::new(ids.total());
+    let mut refs = 0u64;
+    let io = |e: std::io::Error| InputError(format!("page-id spool: {e}"));
+    while let Some(r) = reader.next_record().map_err(|e| InputError(e.to_string()))? {
+        if let Some((first, n, _)) = ids.of(&r.event) {
+            for p in first..first + n {
+                stack.reference(p);
+                if let Some(t) = tap.as_mut() {
+                    t.write_all(&p.to_le_bytes()).map_err(io)?;
+                }
+            }
+            refs += n as u64;
+        }
+    }
+    if let Some(t) = tap.as_mut() {
+        t.flush().map_err(io)?;
+    }
+    Ok((stack.lru_misses(pages), refs))
+}
