@@ -13,6 +13,7 @@
 mod document;
 pub mod limits;
 pub mod replay;
+pub mod reproduce;
 mod request;
 pub mod sections;
 pub mod suggest;

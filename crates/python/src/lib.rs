@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 mod plugin;
+mod reproduce;
 mod views;
 
 use experiment::{InputError, Request};
@@ -105,6 +106,7 @@ fn cli(py: Python<'_>, args: Vec<String>) -> u8 {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
     m.add("BadInput", m.py().get_type::<BadInput>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
