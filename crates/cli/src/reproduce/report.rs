@@ -50,6 +50,22 @@ pub fn write_report(
     for r in reproductions {
         let _ = writeln!(md, "- {}: {}", r.name, r.summary().line());
     }
+    md += "\nThe headline claims (docs/seeds.md):\n\n| seed | table | row | seed chg | ours chg | direction | size |\n|---|---|---|---:|---:|---|---|\n";
+    for r in reproductions {
+        for (t, m) in r.headlines() {
+            let size = m.size().map_or("-", |z| z.name());
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {size} |",
+                r.name,
+                short_title(&t.title),
+                m.name,
+                experiment::reproduce::table_seed_change(&m.seed),
+                fmt_change(&m.ours),
+                m.direction().name()
+            );
+        }
+    }
     md += "\n";
     for (r, runs) in reproductions.iter().zip(sampled) {
         let refs: Vec<&SampledRun> = runs.iter().collect();

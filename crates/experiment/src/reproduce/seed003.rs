@@ -77,7 +77,7 @@ fn per_size_table(i: usize, runs: &[RunReport]) -> Table {
 }
 
 /// What the kernel's dirty ratios give, and the mechanism the model lacks.
-const DIRTY_NOTE: &str = "With the kernel's dirty ratios (20% / 10% of dirtyable memory) the dirty set stays well below the file LRU, so reclaim seldom finds dirty pages at the tail: kswapd writes few file pages, immediate reclaim and v3.11's stall hardly arise, mmotm runs as v3.11, and v3.9's memcachetest does not collapse. In the seed the Normal zone was small beside the global dirty limit, so its LRU tail was dirty; the byte limits that stood in for this (0.78x / 0.3x of memory) were fitted and are gone. The model lacks zones with their own LRUs and the allocator's fallback between them (S-MM1), which issue #16 adds; the swap rows, which do not depend on it, agree.";
+const DIRTY_NOTE: &str = "With the kernel's dirty ratios (20% / 10% of dirtyable memory) the dirty set stays well below the file LRU, so reclaim seldom finds dirty pages at the tail: kswapd writes few file pages, immediate reclaim and v3.11's stall hardly arise, mmotm runs as v3.11, and v3.9's memcachetest does not collapse. In the seed the Normal zone was small beside the global dirty limit, so its LRU tail was dirty; the byte limits that stood in for this (0.78x / 0.3x of memory) were fitted and are gone. Whether anything swaps then depends on the scale: at 128M (quick) v3.9 swaps a little and v3.11 less, at 256M no kernel swaps. The model lacks zones with their own LRUs and the allocator's fallback between them (S-MM1), which issue #16 adds.";
 
 fn totals_table(reports: &[RunReport]) -> Table {
     let n = KERNELS.len();

@@ -3,7 +3,8 @@
 //! (Min, Amean, Hmean, Stddev, CoeffVar, Max). A summary row the model cannot
 //! produce is kept as a row, `not modelled`, named by the simplification that
 //! keeps it out (zones: S-MM1; THP: S-KS1; compaction: S-DR1; slabs and
-//! inodes: S-RP1; CPU time: S-RP2; figures of the harness: S-RP3), so that it
+//! inodes: S-RP1; CPU time: S-RP2; figures of the harness: S-RP3; userspace
+//! memory managers: S-RP4), so that it
 //! can be wired when the model grows the mechanism.
 
 use super::Metric;

@@ -74,8 +74,42 @@ pub fn render(r: &Reproduction) -> String {
         }
         let _ = writeln!(out);
     }
-    let _ = writeln!(out, "{}: {}\n", r.name, r.summary().line());
+    let _ = writeln!(out, "{}: {}", r.name, r.summary().line());
+    for (t, m) in r.headlines() {
+        let size = m.size().map_or("-", |s| s.name());
+        let (seed, ours) = (fmt_seed_change(&m.seed), fmt_change(&m.ours));
+        let _ = writeln!(
+            out,
+            "  headline {} ({}): seed {seed}, ours {ours}: {} / {size}",
+            m.name,
+            short(&t.title),
+            m.direction().name()
+        );
+    }
+    let _ = writeln!(out);
     out
+}
+
+/// A table's title up to its first colon or parenthesis.
+fn short(title: &str) -> &str {
+    title.split([':', '(']).next().unwrap_or(title).trim()
+}
+
+/// A reproduction's headline rows as JSON.
+fn headlines_json(r: &Reproduction) -> Vec<Value> {
+    r.headlines()
+        .iter()
+        .map(|(t, m)| {
+            json!({
+                "table": t.title,
+                "row": m.name,
+                "seed_change": fmt_seed_change(&m.seed),
+                "ours_change": fmt_change(&m.ours),
+                "direction": m.direction().name(),
+                "size": m.size().map(|s| s.name()),
+            })
+        })
+        .collect()
 }
 
 /// One reproduction's tables as JSON.
@@ -83,6 +117,7 @@ fn tables_json(r: &Reproduction) -> Value {
     json!({
         "seed": r.name,
         "summary": r.summary().json(),
+        "headlines": headlines_json(r),
         "tables": r.tables.iter().map(|t| json!({
             "title": t.title,
             "judged": t.judged,
