@@ -1,5 +1,7 @@
 //! Seed reproductions (`reproduce --quick`) as integration tests: the headline
-//! rows must move the way the seed documents report.
+//! rows must move the way the seed documents report, and those within 2x of
+//! the seed's change must stay so (the size verdict). Headlines outside 2x are
+//! named in docs/reproductions/claims.md, not asserted.
 
 mod common;
 
@@ -19,9 +21,14 @@ fn reproduce(seed: &str) -> Value {
     v
 }
 
-/// The row `name` of table number `table`: (our figures, verdict).
+/// The row `name` of table number `table`: (our figures, direction verdict).
 fn row(v: &Value, table: usize, name: &str) -> (Vec<f64>, String) {
-    common::row(&v[0]["tables"][table], name)
+    common::row(&v["seeds"][0]["tables"][table], name)
+}
+
+/// The size verdict of row `name` of table number `table`.
+fn size(v: &Value, table: usize, name: &str) -> Option<String> {
+    common::size(&v["seeds"][0]["tables"][table], name)
 }
 
 #[test]
@@ -44,15 +51,18 @@ fn seed_000_posted_series_cuts_refaults_after_warm_up() {
         assert!(tps.iter().all(|t| *t > 1.0), "{tps:?}");
     }
     // Table 2, parallelio at swappiness 60 with the posted series: no memcachetest
-    // regression (the seed's claim), and no more swap-ins than vanilla beyond 5% (the
-    // seed's fall by 11-18%; ours are level at quick, as the table's note says). Table 3 (the
-    // merge) regresses with background IO for the reason its note gives.
+    // regression (the seed's claim), and no more swap-ins than vanilla beyond 5%.
     for size in ["0M", "769M", "2565M", "4361M"] {
-        let (ops, verdict) = row(&v, 2, &format!("memcachetest-{size} ops/s"));
-        assert_eq!(verdict, "agrees", "{size}: {ops:?}");
-        let (swapin, _) = row(&v, 2, &format!("swapin-{size}"));
-        assert!(swapin[1] < 1.05 * swapin[0], "{size}: {swapin:?}");
+        let (ops, _) = row(&v, 2, &format!("Hmean memcachetest-{size}"));
+        assert!(ops[1] >= 0.98 * ops[0], "{size}: {ops:?}");
+        let (swapin, _) = row(&v, 2, &format!("Amean swapin-{size}"));
+        assert!(swapin[1] <= 1.05 * swapin[0], "{size}: {swapin:?}");
     }
+    // Headline: no regression, judged as a "no change" claim (seed +0.8%: within 2 points).
+    assert_eq!(size(&v, 2, "Hmean memcachetest-4361M").as_deref(), Some("within 2x"));
+    // The vmstat summary's rows the model lacks are kept, keyed by the simplification.
+    assert_eq!(row(&v, 2, "Zone dma32 velocity").1, "not modelled (S-MM1)");
+    assert_eq!(row(&v, 2, "Slabs scanned").1, "not modelled (S-RP1)");
 }
 
 #[test]
@@ -60,16 +70,18 @@ fn seed_004_anon_workingset_cuts_swap_ins() {
     let v = reproduce("seed-004");
     let (pswpin, verdict) = row(&v, 0, "pswpin");
     assert_eq!(verdict, "agrees", "{pswpin:?}");
-    // Seed: -21%; ours must be at least -8%.
-    assert!(pswpin[1] < 0.92 * pswpin[0], "{pswpin:?}");
+    // Seed: -21%; ours within 2x of it.
+    assert_eq!(size(&v, 0, "pswpin").as_deref(), Some("within 2x"), "{pswpin:?}");
     // ebizzy (mean over seeds): near-uniform popularity is level; with a hot
     // set, protection and detection both swap in less than v5.7 (seed: -3..-8%).
     let (flat, verdict) = row(&v, 1, "pswpin 1-1280-0.1");
     assert_eq!(verdict, "agrees", "{flat:?}");
+    assert_eq!(size(&v, 1, "pswpin 1-1280-0.1").as_deref(), Some("within 2x"), "{flat:?}");
     assert!((flat[2] / flat[0] - 1.0).abs() < 0.02, "alpha 0.1: {flat:?}");
     for alpha in ["0.7", "1.3"] {
         let (ours, verdict) = row(&v, 1, &format!("pswpin 1-1280-{alpha}"));
         assert_eq!(verdict, "agrees", "alpha {alpha}: {ours:?}");
+        assert_eq!(size(&v, 1, &format!("pswpin 1-1280-{alpha}")).as_deref(), Some("within 2x"), "{ours:?}");
         assert!(ours[1] < 0.98 * ours[0] && ours[2] < 0.98 * ours[0], "alpha {alpha}: {ours:?}");
         // Detection swaps in more than protection alone, as in the seed's
         // 1-1280 rows (+0.8%, +5.0%): refault activations demote protected pages.
@@ -92,11 +104,16 @@ fn seed_001_vma_readahead_hits_more_and_runs_faster() {
         let (ours, verdict) = row(&v, 0, name);
         assert_eq!(verdict, "agrees", "{name}: {ours:?}");
     }
+    // ra_hit% and latency are within 2x of the seed's change; throughput is not (+85% quick
+    // against +19.9%: the writers are fault-bound in ours, the table's note says why).
+    for name in ["ra_hit%", "latency.average us"] {
+        assert_eq!(size(&v, 0, name).as_deref(), Some("within 2x"), "{name}");
+    }
     let (hit, _) = row(&v, 0, "ra_hit%");
     assert!(hit[0] < 80.0 && hit[1] > 95.0, "seed: 52.7% -> 99.98%; ours {hit:?}");
-    // On an HDD the kernel's choice, cluster, is not worse than forced VMA readahead.
+    // On an HDD the seed states an expectation without figures: not a claim.
     let (tp, verdict) = row(&v, 1, "throughput KB/s");
-    assert_eq!(verdict, "agrees", "HDD, vma then cluster: {tp:?}");
+    assert_eq!(verdict, "no seed figure", "HDD, vma then cluster: {tp:?}");
 }
 
 #[test]
@@ -109,10 +126,11 @@ fn report_has_a_png_per_table_and_time_series_of_the_headline_runs_without_chang
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let md = std::fs::read_to_string(dir.join("reproductions.md")).unwrap();
-    // Two tables (hot/cold, ebizzy) and one experiment in the headline batch (hot/cold under base and patch).
+    // Two tables (hot/cold; ebizzy, mean and std of three rows) and one experiment in the headline batch
+    // (hot/cold under base and patch).
     for (name, height) in [
         ("seed-004-1.png", 96 + 70 + 2 * 46),
-        ("seed-004-2.png", 96 + 70 + 3 * 46),
+        ("seed-004-2.png", 96 + 70 + 6 * 46),
         // hot/cold has no file pages: the file LRU panel is left out (4 of 5 panels).
         ("seed-004-series-1.png", 96 + 4 * 270),
     ] {
@@ -124,6 +142,7 @@ fn report_has_a_png_per_table_and_time_series_of_the_headline_runs_without_chang
     }
     // Legends and titles name the kernels, not only the columns.
     assert!(md.contains("seed-004: v5.7 (base) vs v5.9 (patch) over time"), "{md}");
+    assert!(md.contains("**Summary**: ") && dir.join("parameters.md").is_file(), "{md}");
     let left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok())
@@ -135,4 +154,46 @@ fn report_has_a_png_per_table_and_time_series_of_the_headline_runs_without_chang
     let with_report: Value = read_json(&json);
     assert_eq!(with_report, reproduce("seed-004"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn json_lists_every_claim_with_both_verdicts_and_the_summaries() {
+    let dir = scratch("claims");
+    let (one, two) = (dir.join("j1.json"), dir.join("j2.json"));
+    for (jobs, path) in [("1", &one), ("2", &two)] {
+        let out =
+            command().args(["reproduce", "seed-001", "--quick", "--jobs", jobs, "--json", arg(path)]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let v = read_json(&one);
+    assert_eq!(v, read_json(&two), "results do not depend on --jobs");
+    let claims = v["claims"].as_array().unwrap();
+    let summary = &v["summary"]["seed-001"];
+    assert_eq!(summary["claims"].as_u64().unwrap() as usize, claims.len());
+    assert_eq!(v["summary"]["overall"], *summary);
+    let ra =
+        claims.iter().find(|c| c["row"] == "ra_hit%" && c["table"].as_str().unwrap().starts_with("vm-scal")).unwrap();
+    assert_eq!(ra["seed_values"], serde_json::json!([52.69, 99.98]));
+    for key in ["seed", "table", "row", "ours_values", "direction", "size", "source"] {
+        assert!(!ra[key].is_null(), "{key} in {ra}");
+    }
+    let agrees = claims.iter().filter(|c| c["direction"] == "agrees").count();
+    assert_eq!(summary["direction_agrees"].as_u64().unwrap() as usize, agrees);
+    let within = claims.iter().filter(|c| c["size"] == "within 2x").count();
+    assert_eq!(summary["within_2x"].as_u64().unwrap() as usize, within);
+    assert!(summary["fitted_parameters"].as_u64().is_some());
+    // The HDD table has no seed figures: none of its rows is a claim.
+    assert!(claims.iter().all(|c| !c["table"].as_str().unwrap().contains("HDD")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn params_prints_the_committed_provenance_table_and_jobs_0_is_a_usage_error() {
+    let out = common::ok(&["reproduce", "params"]);
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/reproductions/parameters.md"))
+        .unwrap();
+    assert!(out == doc, "docs/reproductions/parameters.md is stale: regenerate it with `reclaimsim reproduce params`");
+    let bad = common::reclaimsim(&["reproduce", "seed-001", "--jobs", "0"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--jobs 0"));
 }

@@ -1,47 +1,39 @@
-//! Seed 003 (`reproduce seed-003 --quick`): the effects of the v3.11 "reduce
-//! system disruption" series on kswapd, swap and memcachetest must show, with
-//! tolerances.
+//! Seed 003 (`reproduce seed-003 --quick`): three kernels (v3.9, mmotm-20130522,
+//! v3.11), every per-size row and the vmstat summary, with the rows the model
+//! lacks kept and keyed. With the parameters from sources (mmtests' pool and IO
+//! sizes, the kernel's dirty ratios), at the quick scale v3.9 swaps a little and
+//! v3.11 less, as in the seed; the memcachetest collapse does not arise and at
+//! full scale nothing swaps (the totals table's note names the missing mechanism).
 
 mod common;
 
 #[test]
-fn seed003_quick_v311_keeps_memcachetest_and_stops_kswapd_disruption() {
+fn seed003_quick_has_three_kernels_and_v311_stops_the_swapping() {
     let dir = common::scratch("seed003");
     let json = dir.join("r.json");
     let out = common::reclaimsim(&["reproduce", "seed-003", "--quick", "--json", common::arg(&json)]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("Kswapd efficiency %"), "{text}");
+    assert!(text.contains("Kswapd efficiency"), "{text}");
     let v = common::read_json(&json);
     let totals = common::table(&v, "totals");
-    let row = |name: &str| common::pair(totals, name);
-    let (eff39, eff311) = row("Kswapd efficiency %");
-    assert!(eff311 > eff39 * 1.4, "efficiency {eff39} -> {eff311}");
-    let (vel39, vel311) = row("Kswapd velocity");
-    assert!(vel311 < vel39 * 0.6, "velocity {vel39} -> {vel311}");
-    let (w39, w311) = row("Page writes file");
-    assert!(w39 > 1000.0 && w311 < w39 / 10.0, "kswapd file writes {w39} -> {w311}");
-    let (i39, i311) = row("Page reclaim immediate");
-    assert!(i311 < i39 / 5.0, "immediate {i39} -> {i311}");
-    let (s39, s311) = row("Swap Outs");
-    assert!(s39 > 100.0 && s311 <= s39 / 100.0, "swap-outs {s39} -> {s311}");
+    assert_eq!(totals["variants"], serde_json::json!(["v3.9", "mmotm", "v3.11"]));
+    for name in ["Swap Ins", "Swap Outs", "Major Faults"] {
+        let (ours, direction) = common::row(totals, name);
+        assert_eq!(direction, "agrees", "{name}: {ours:?}");
+        assert_eq!(common::size(totals, name).as_deref(), Some("within 2x"), "{name}: {ours:?}");
+        assert!(ours[0] > 0.0 && ours[2] < ours[0] / 2.0, "{name}: {ours:?}");
+    }
+    for (name, code) in
+        [("Zone normal velocity", "S-MM1"), ("Slabs scanned", "S-RP1"), ("Kswapd inode steals", "S-RP1")]
+    {
+        assert_eq!(common::row(totals, name).1, format!("not modelled ({code})"), "{name}");
+    }
     // Without background IO the kernels do not differ.
-    let idle = &v[0]["tables"][0]["metrics"][0]["ours"];
-    assert_eq!(idle[0], idle[1]);
-    // With the largest IO, v3.9's memcachetest collapses and v3.11's holds.
-    let ops = common::table(&v, "memcachetest ops/s");
-    let v39 = ops["metrics"][0]["ours"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<_>>();
-    let v311 = ops["metrics"][1]["ours"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<_>>();
-    assert!(v39[1] < v39[0] * 0.7, "v3.9 ops/s {v39:?}");
-    assert!(v311[1] > v311[0] * 0.95, "v3.11 ops/s {v311:?}");
-    let (si39, si311) = row("Swap Ins");
-    assert!(si39 > 100.0 && si311 == 0.0, "swap-ins {si39} -> {si311}");
-    // Both kernels reclaim the same file pages; v3.9's reclaim (kswapd and,
-    // since time passes in direct reclaim, its direct reclaimers) also makes
-    // room for the pages its swap-ins allocate again (the table's note).
-    let (k39, k311) = row("Kswapd pages reclaimed");
-    let (d39, d311) = row("Direct pages reclaimed");
-    let extra = (k39 + d39) - (k311 + d311);
-    assert!((extra - si39).abs() < si39 * 0.25, "reclaimed {k39}+{d39} -> {k311}+{d311}, swap-ins {si39}");
+    let idle = common::table(&v, "memcachetest-0M");
+    let (ops, _) = common::row(idle, "ops/s");
+    assert_eq!(ops[0], ops[2]);
+    let claims = v["claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 56, "24 per-size rows and 32 summary rows");
     std::fs::remove_dir_all(&dir).unwrap();
 }

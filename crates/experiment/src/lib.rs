@@ -14,6 +14,7 @@ mod document;
 pub mod limits;
 pub mod mrc;
 pub mod replay;
+pub mod reproduce;
 mod request;
 pub mod sections;
 pub mod suggest;

@@ -9,6 +9,7 @@
 
 mod mrc;
 mod plugin;
+mod reproduce;
 mod views;
 
 use experiment::{InputError, Request};
@@ -107,6 +108,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(mrc::mrc, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
     m.add("BadInput", m.py().get_type::<BadInput>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

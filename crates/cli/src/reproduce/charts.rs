@@ -4,10 +4,9 @@
 //! `crates/cli/assets/DejaVuSans-LICENSE.txt`) so that a machine without
 //! fonts draws the same pictures.
 
-use super::series::SampledRun;
-use super::{Metric, Table};
 use anyhow::{anyhow, Context, Result};
 use engine::timeseries::COLUMNS;
+use experiment::reproduce::{Metric, SampledRun, Table};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -138,11 +137,12 @@ fn with_kernel(label: &str, kernels: &[(String, String)]) -> String {
 /// `kernels` maps column headings to their legend texts, for the subtitle.
 pub fn change_chart(path: &Path, seed: &str, t: &Table, kernels: &[(String, String)]) -> Result<()> {
     const ROW: u32 = 46;
-    let n = t.metrics.len();
+    let rows: Vec<&Metric> =
+        t.metrics.iter().filter(|m| m.not_modelled.is_none()).take(super::report::CHART_ROWS).collect();
+    let n = rows.len();
     let (first, last) = (t.variants.first().map_or("", String::as_str), t.variants.last().map_or("", String::as_str));
     let (first, last) = (with_kernel(first, kernels), with_kernel(last, kernels));
-    let changes: Vec<(Option<f64>, Option<f64>)> = t
-        .metrics
+    let changes: Vec<(Option<f64>, Option<f64>)> = rows
         .iter()
         .map(|m| {
             let seed_vals: Option<Vec<f64>> = m.seed.iter().copied().collect();
@@ -186,7 +186,7 @@ pub fn change_chart(path: &Path, seed: &str, t: &Table, kernels: &[(String, Stri
             .axis_desc_style((FONT, 16))
             .draw()?;
         chart.draw_series(LineSeries::new([(0.0, -0.5), (0.0, n as f64 - 0.5)], BLACK.stroke_width(1)))?;
-        for (i, m) in t.metrics.iter().enumerate() {
+        for (i, m) in rows.iter().enumerate() {
             let y = (n - 1 - i) as f64;
             // The metric's name left of the plot (the label area), level with its bars.
             let (px, py) = chart.backend_coord(&(-span, y));

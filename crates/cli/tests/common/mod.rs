@@ -42,9 +42,9 @@ pub fn arg(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// The table of a `reproduce --json` document whose title starts with `title`.
+/// The table of a `reproduce --json` document (its first seed) whose title starts with `title`.
 pub fn table<'a>(doc: &'a serde_json::Value, title: &str) -> &'a serde_json::Value {
-    doc[0]["tables"]
+    doc["seeds"][0]["tables"]
         .as_array()
         .unwrap()
         .iter()
@@ -52,14 +52,24 @@ pub fn table<'a>(doc: &'a serde_json::Value, title: &str) -> &'a serde_json::Val
         .unwrap_or_else(|| panic!("no table {title}"))
 }
 
-/// The row `name` of a reproduction table: our figures and the verdict.
+/// The row `name` of a reproduction table: our figures and the direction verdict.
 pub fn row(table: &serde_json::Value, name: &str) -> (Vec<f64>, String) {
-    let m = table["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name);
-    let m = m.unwrap_or_else(|| panic!("no row {name}"));
+    let m = metric(table, name);
     (
         m["ours"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect(),
-        m["verdict"].as_str().unwrap().to_string(),
+        m["direction"].as_str().unwrap().to_string(),
     )
+}
+
+/// The row `name` of a reproduction table as JSON.
+pub fn metric<'a>(table: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    let m = table["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name);
+    m.unwrap_or_else(|| panic!("no row {name}"))
+}
+
+/// The size verdict of row `name` (`within 2x`, `OUTSIDE 2x`, or null when not judged).
+pub fn size(table: &serde_json::Value, name: &str) -> Option<String> {
+    metric(table, name)["size"].as_str().map(str::to_string)
 }
 
 /// Our first two figures of row `name` (the before and after of a pair of runs).

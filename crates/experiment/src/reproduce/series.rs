@@ -2,11 +2,10 @@
 //!
 //! When a report is asked for, the first batch of variants a reproduction runs
 //! (the runs behind its first, headline table) is sampled every [`SAMPLE_NS`]
-//! of virtual time; later batches run unsampled. Sampling does not change a
-//! run's results (the engine's samples only read state).
+//! of virtual time; later batches run unsampled (see `Ctx::run_variants`).
+//! Sampling does not change a run's results (the engine's samples only read state).
 
 use engine::{Nanos, Timeseries};
-use std::cell::RefCell;
 
 /// Virtual time between samples: 10 ms (charts thin them to a few hundred points).
 pub const SAMPLE_NS: Nanos = 10_000_000;
@@ -22,39 +21,6 @@ pub struct SampledRun {
     pub workloads: Vec<String>,
     /// The samples.
     pub series: Timeseries,
-}
-
-enum State {
-    Off,
-    Armed,
-    Kept(Vec<SampledRun>),
-}
-
-thread_local! {
-    static STATE: RefCell<State> = const { RefCell::new(State::Off) };
-}
-
-/// Samples the next batch of runs (called before each reproduction when a report is wanted).
-pub fn arm() {
-    STATE.with(|s| *s.borrow_mut() = State::Armed);
-}
-
-/// The sampling interval for the batch about to run, if it is to be sampled.
-pub fn wanted() -> Option<Nanos> {
-    STATE.with(|s| matches!(*s.borrow(), State::Armed).then_some(SAMPLE_NS))
-}
-
-/// Keeps a sampled batch; the batches after it run unsampled.
-pub fn keep(runs: Vec<SampledRun>) {
-    STATE.with(|s| *s.borrow_mut() = State::Kept(runs));
-}
-
-/// The runs kept since [`arm`] (none if nothing was sampled); sampling is off again.
-pub fn take() -> Vec<SampledRun> {
-    STATE.with(|s| match std::mem::replace(&mut *s.borrow_mut(), State::Off) {
-        State::Kept(runs) => runs,
-        State::Off | State::Armed => Vec::new(),
-    })
 }
 
 /// The runs grouped by workloads (one experiment under each variant), in first-seen order.
@@ -80,21 +46,6 @@ mod tests {
             workloads: vec![workload.into()],
             series: Timeseries { interval_ns: 1, rows: Vec::new() },
         }
-    }
-
-    #[test]
-    fn only_the_first_batch_after_arming_is_kept() {
-        assert_eq!(wanted(), None);
-        arm();
-        assert_eq!(wanted(), Some(SAMPLE_NS));
-        keep(vec![run("a", "x")]);
-        assert_eq!(wanted(), None, "later batches run unsampled");
-        let kept = take();
-        assert_eq!(kept.len(), 1);
-        assert!(take().is_empty());
-        arm();
-        assert!(take().is_empty(), "armed but nothing ran");
-        assert_eq!(wanted(), None);
     }
 
     #[test]

@@ -2,27 +2,39 @@
 //! setup: the series as posted (2016, on v4.6) and as merged (v5.7 -> v5.8),
 //! and the parallelio no-regression check.
 
-use super::{counter, ops_per_sec_of, run_variants, Expect, Metric, ReproduceArgs, Reproduction, Table, Variant};
+use super::params::{Origin, Param};
+use super::seed000_data::{PARALLELIO_STATS, PARALLELIO_VMSTAT};
+use super::summary::{parallelio_quantity, parallelio_sizes, vmstat_rows, Stat, MEMPOOL};
+use super::{Ctx, Metric, Reproduction, Table, Variant};
 use anyhow::Result;
 use engine::RunReport;
 
+/// The seed's background IO sizes.
+const SIZES: [&str; 4] = ["0M", "769M", "2565M", "4361M"];
+/// Iterations of each parallelio run: the seed's statistics are over three (Amean io-duration-769M
+/// 6.67 = (6 + 7 + 7) / 3, Stddev 0.47).
+const ITERATIONS: u64 = 3;
+/// Memory share of the idle anon beside memcached.
+const IDLE_ANON: &str = "0.15x";
+
 /// The parallelio check: memcachetest beside background writes of growing size
-/// at swappiness 60 must not regress with refault-cost balancing.
-fn parallelio(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str, finding: &str) -> Result<Table> {
-    // The seed's sizes (0M, 769M, 2565M, 4361M) as fractions of memory, the largest = 1x.
-    const SIZES: [(&str, f64); 4] = [("0M", 0.0), ("769M", 0.176), ("2565M", 0.588), ("4361M", 1.0)];
-    const SEED_OPS: [[f64; 2]; 4] =
-        [[84805.85, 84852.31], [84273.56, 85160.52], [85792.43, 85967.59], [86212.90, 86891.87]];
-    const SEED_SWAPIN: [[f64; 2]; 4] =
-        [[291429.67, 290184.67], [294641.33, 247553.33], [224398.67, 199541.33], [188710.67, 155103.67]];
+/// at swappiness 60 must not regress with refault-cost balancing; every row of
+/// the seed's three tables (statistics over three iterations) and its vmstat summary.
+fn parallelio(
+    args: &Ctx,
+    (vanilla, lrucost): (&str, &str),
+    kernels: &str,
+    judged: bool,
+    finding: &str,
+) -> Result<Table> {
     let (memory, ops) = if args.quick { ("128M", "300000") } else { ("256M", "1000000") };
     let mut variants = Vec::new();
-    for (_, frac) in SIZES {
+    for frac in parallelio_sizes() {
         for (label, profile) in [("vanilla", vanilla), ("lrucost", lrucost)] {
             // The seed's memcachetest alone swaps (290k swap-ins without IO): its store
             // plus the idle anon exceed memory.
             let mut workloads =
-                vec![format!("memcachetest:size=0.9x,ops={ops}"), "anon:size=0.15x,pattern=idle".into()];
+                vec![format!("memcachetest:size={MEMPOOL}x,ops={ops}"), format!("anon:size={IDLE_ANON},pattern=idle")];
             if frac > 0.0 {
                 workloads.push(format!("parallelio:size={frac}x,start_ms=100"));
             }
@@ -31,37 +43,38 @@ fn parallelio(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &
             variants.push(Variant { label: label.into(), profile: profile.into(), settings, workloads });
         }
     }
-    let reports = run_variants(&variants, args.rng_seed)?;
+    // runs[k][v]: iteration k of variant v (size-major, vanilla then lrucost).
+    let runs: Vec<Vec<RunReport>> =
+        (0..ITERATIONS).map(|k| args.run_variants(&variants, args.rng_seed + k)).collect::<Result<_>>()?;
+    let source = "seed 000, parallelio Transactions / Background IO / Swap totals";
     let mut metrics = Vec::new();
-    for (i, pair) in reports.chunks(2).enumerate() {
-        let size = SIZES[i].0;
-        let ops: Vec<f64> = pair.iter().map(|r| ops_per_sec_of(r, "memcachetest")).collect();
-        metrics.push(Metric {
-            name: format!("memcachetest-{size} ops/s"),
-            seed: SEED_OPS[i].map(Some).to_vec(),
-            ours: ops,
-            expect: Expect::NoWorse(0.05),
-        });
-        let swapin = counter(pair, "pswpin");
-        let expect = if i == 0 { Expect::Same(0.05) } else { Expect::Lower };
-        metrics.push(Metric {
-            name: format!("swapin-{size}"),
-            seed: SEED_SWAPIN[i].map(Some).to_vec(),
-            ours: swapin,
-            expect,
-        });
+    for &(stat, q, size, seed) in PARALLELIO_STATS {
+        let Some(i) = SIZES.iter().position(|s| *s == size) else { continue };
+        let Some(stat) = STATS.iter().find(|s| s.name() == stat) else { continue };
+        let ours = (0..2)
+            .map(|k| stat.of(&runs.iter().map(|it| parallelio_quantity(&it[2 * i + k], q)).collect::<Vec<_>>()))
+            .collect();
+        let seed = seed.map(Some).to_vec();
+        metrics.push(Metric::new(format!("{} {q}-{size}", stat.name()), seed, ours, source));
     }
+    let per_kernel: Vec<Vec<&RunReport>> =
+        (0..2).map(|k| runs.iter().flat_map(|it| it.iter().skip(k).step_by(2)).collect()).collect();
+    metrics.extend(vmstat_rows(PARALLELIO_VMSTAT, &per_kernel, "seed 000, parallelio vmstat summary"));
     Ok(Table {
         title: format!("parallelio, {kernels}: memcachetest beside background writes, swappiness 60 ({memory} memory, hdd)"),
         variants: vec!["vanilla".into(), "lrucost".into()],
         metrics,
         notes: vec![
             format!("vanilla = profile {vanilla}, lrucost = {lrucost}; the seed's claim is no regression: transactions level, swap-ins level or lower"),
-            "sizes are the seed's as fractions of memory (4361M = 1x); the seed gives means over three runs".into(),
+            format!("memcached's pool and the IO sizes are mmtests' parallelio-memcachetest config's: pool 0.8x, IO 0.1x, 0.333x, 0.567x of memory (the seed's sizes over a 7690M machine); statistics over {ITERATIONS} iterations (workload seeds), as the seed's; the vmstat summary sums every run of a kernel"),
             finding.into(),
         ],
+        judged,
     })
 }
+
+/// mmtests' statistics the seed's parallelio tables print.
+const STATS: [Stat; 6] = [Stat::Min, Stat::Amean, Stat::Hmean, Stat::Stddev, Stat::CoeffVar, Stat::Max];
 
 /// What the posted series' parallelio table shows, beside the seed.
 const POSTED_PARALLELIO: &str = "ours: memcachetest level at every size (the seed's claim); swap-ins fall 3-7% with background IO at full scale and are level at quick, where the seed's fall 11-18% (not traced further)";
@@ -69,16 +82,16 @@ const POSTED_PARALLELIO: &str = "ours: memcachetest level at every size (the see
 const MERGED_PARALLELIO: &str = "ours: with background IO v5.8 swaps in 11-22% more and memcachetest loses 8-12%: v5.8 as read from its source charges every reclaim swap-out as anon IO cost and no longer counts rotations, so the balance moves to anon; the seed measured the posted series, not the merge";
 
 /// The pgbench tables and the parallelio check.
-pub fn run(args: &ReproduceArgs) -> Result<Reproduction> {
+pub fn run(args: &Ctx) -> Result<Reproduction> {
     const POSTED: ((&str, &str), &str) = (("v4.6", "v4.6-lrucost"), "the series as posted (2016 RFC on v4.6)");
     const MERGED: ((&str, &str), &str) = (("v5.7", "v5.8"), "the series as merged (v5.7 -> v5.8)");
     let tables = vec![
-        pgbench(args, POSTED.0, POSTED.1)?,
-        pgbench(args, MERGED.0, MERGED.1)?,
-        parallelio(args, POSTED.0, POSTED.1, POSTED_PARALLELIO)?,
-        parallelio(args, MERGED.0, MERGED.1, MERGED_PARALLELIO)?,
+        pgbench(args, POSTED.0, POSTED.1, true)?,
+        pgbench(args, MERGED.0, MERGED.1, false)?,
+        parallelio(args, POSTED.0, POSTED.1, true, POSTED_PARALLELIO)?,
+        parallelio(args, MERGED.0, MERGED.1, false, MERGED_PARALLELIO)?,
     ];
-    Ok(Reproduction { name: "seed-000", tables })
+    Ok(Reproduction::new("seed-000", tables))
 }
 
 /// A measurement window: the same run stopped after the warm-up (`warm`) and
@@ -124,7 +137,7 @@ impl Window<'_> {
 /// A pgbench table: file on an HDD, swap on an SSD, swappiness 115, counted
 /// over one simulated hour after a warm-up long enough for the page cache to
 /// turn over once (the seed measured a settled machine after 30 minutes of warm-up).
-fn pgbench(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str) -> Result<Table> {
+fn pgbench(args: &Ctx, (vanilla, lrucost): (&str, &str), kernels: &str, judged: bool) -> Result<Table> {
     // Full: the seed's own 7G machine (the anon LRU's inactive ratio depends on
     // absolute size). Per client: warm-up transactions, then about an hour's worth.
     let (memory, swap, warm, hour) =
@@ -141,30 +154,35 @@ fn pgbench(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str
         variant("lrucost", lrucost, warm),
         variant("lrucost", lrucost, warm + hour),
     ];
-    let reports = run_variants(&variants, args.rng_seed)?;
+    let reports = args.run_variants(&variants, args.rng_seed)?;
     let windows: Vec<Window> = reports.chunks(2).map(|p| Window { warm: &p[0], full: &p[1] }).collect();
     let per = |f: &dyn Fn(&Window) -> f64| windows.iter().map(f).collect::<Vec<f64>>();
-    let metric = |name: &str, seed: [f64; 2], ours: Vec<f64>, expect| Metric {
-        name: name.into(),
-        seed: seed.map(Some).to_vec(),
-        ours,
-        expect,
-    };
+    let source = "seed 000, pgbench: vanilla / patched, and the reclaim statistics PGBENCH5.6G-vanilla / -lrucost";
+    let metric = |name: &str, seed: [f64; 2], ours: Vec<f64>| Metric::new(name, seed.map(Some).to_vec(), ours, source);
+    let not = |name: &str, seed: [f64; 2], code| Metric::not_modelled(name, seed.map(Some).to_vec(), source, code);
     let refaults = per(&|w| w.counter("workingset_refault_file") + w.counter("workingset_refault_anon"));
+    let efficiency = |scan: &'static str, steal: &'static str| {
+        per(&|w| if w.counter(scan) > 0.0 { 100.0 * w.counter(steal) / w.counter(scan) } else { 0.0 })
+    };
     let metrics = vec![
-        metric("tps", [80.65, 104.99], per(&|w| w.tps()), Expect::Higher),
-        metric("latency average ms", [99.187, 76.198], per(&|w| w.latency_ms()), Expect::Lower),
-        metric("pgscan_anon", [6579.0, 201845.0], per(&|w| w.counter("pgscan_anon")), Expect::Higher),
-        metric("pgscan_file", [364444.0, 27706.0], per(&|w| w.counter("pgscan_file")), Expect::Lower),
-        metric("pswpout", [3149.0, 86932.0], per(&|w| w.counter("pswpout")), Expect::Higher),
-        metric("pswpin", [313.0, 503.0], per(&|w| w.counter("pswpin")), Expect::Higher),
-        metric(
-            "workingset_refault_file",
-            [222486.0, 101041.0],
-            per(&|w| w.counter("workingset_refault_file")),
-            Expect::Lower,
-        ),
-        metric("total refaults", [222799.0, 101544.0], refaults, Expect::Lower),
+        metric("tps", [80.654848, 104.987704], per(&|w| w.tps())),
+        metric("transactions per hour", [290360.0, 377960.0], per(&|w| w.tps() * 3600.0)),
+        metric("latency average ms", [99.187, 76.198], per(&|w| w.latency_ms())),
+        not("latency stddev ms", [261.171, 229.411], "S-RP3"),
+        not("Real time", [3600.49, 3600.26], "S-RP3"),
+        not("User time", [17.85, 18.80], "S-RP2"),
+        not("System time", [17.52, 17.02], "S-RP2"),
+        metric("Allocation stalls", [3.0, 0.0], per(&|w| w.counter("allocstall_normal"))),
+        metric("pgscan_anon", [6579.0, 201845.0], per(&|w| w.counter("pgscan_anon"))),
+        metric("Anon reclaimed", [3426.0, 86924.0], per(&|w| w.counter("pgsteal_anon"))),
+        metric("Anon reclaim efficiency", [52.07, 43.06], efficiency("pgscan_anon", "pgsteal_anon")),
+        metric("pgscan_file", [364444.0, 27706.0], per(&|w| w.counter("pgscan_file"))),
+        metric("File reclaimed", [363136.0, 27366.0], per(&|w| w.counter("pgsteal_file"))),
+        metric("File reclaim efficiency", [99.64, 98.77], efficiency("pgscan_file", "pgsteal_file")),
+        metric("pswpout", [3149.0, 86932.0], per(&|w| w.counter("pswpout"))),
+        metric("pswpin", [313.0, 503.0], per(&|w| w.counter("pswpin"))),
+        metric("workingset_refault_file", [222486.0, 101041.0], per(&|w| w.counter("workingset_refault_file"))),
+        metric("total refaults", [222799.0, 101544.0], refaults),
     ];
     // Not in the seed's table: refaults of pages that had been active, the only
     // file refaults the new model charges as IO cost.
@@ -194,5 +212,31 @@ fn pgbench(args: &ReproduceArgs, (vanilla, lrucost): (&str, &str), kernels: &str
                 windows[1].full.get("pswpout").unwrap_or(0)
             ),
         ],
+        judged,
     })
+}
+
+/// The parameters of seed 000's tables.
+pub fn params() -> Vec<Param> {
+    const PG: &str = "pgbench";
+    const PIO: &str = "parallelio";
+    vec![
+        Param::new(PG, "memory", "7G (quick 3G)", Origin::Seed("The machine has 7G")),
+        Param::new(PG, "swap", "ssd:8G (quick ssd:4G)", Origin::Seed("the swap partition is on an SSD")),
+        Param::new(PG, "fs", "hdd", Origin::Seed("The filesystem is on spinning rust")),
+        Param::new(PG, "vm.swappiness", 115, Origin::Seed("swappiness is set to 115")),
+        Param::new(PG, "pgbench clients", 8, Origin::Seed("number of clients: 8")),
+        Param::new(PG, "pgbench database", "0.8x", Origin::Scaled("\"the database is 5.6G\" of 7G")),
+        Param::new(PG, "pgbench shared buffers", "0.143x", Origin::Scaled("\"with 1G for shared buffers\" of 7G")),
+        Param::new(PG, "pgbench idle anon", "0.15x", Origin::Scaled("\"a little over 1G worth of anonymous pages from mostly idle processes\" of 7G")),
+        Param::new(PG, "warm-up txns per client", "320000 (quick 140000)", Origin::Scaled("\"preceded by 30 minutes of warmup\": long enough for the page cache to turn over once")),
+        Param::new(PG, "window txns per client", "26000 (quick 8000)", Origin::Scaled("\"duration: 3600 s\": about an hour of transactions at the model's rate")),
+        Param::new(PIO, "memory", "256M (quick 128M)", Origin::Choice("the seed does not state the machine; the IO sizes are taken as fractions of it")),
+        Param::new(PIO, "background IO sizes", "0, 0.1x, 0.333x, 0.567x", Origin::Mmtests("config-global-dhp__parallelio-memcachetest: PARALLELIO_MIN_IOSIZE=(MEMTOTAL-MEMPOOL)/2 to MAX=(MEMTOTAL-MEMPOOL)*4; the seed's 769M/2565M/4361M are these on a 7690M machine")),
+        Param::new(PIO, "iterations", ITERATIONS, Origin::Seed("Amean io-duration-769M 6.67, Stddev 0.47: three iterations")),
+        Param::new(PIO, "vm.swappiness", 60, Origin::Seed("Swappiness is reset to the default setting of 60")),
+        Param::new(PIO, "memcachetest:size", format!("{MEMPOOL}x"), Origin::Mmtests("config-global-dhp__parallelio-memcachetest: MEMCACHED_MEMPOOL=MEMTOTAL_BYTES*4/5")),
+        Param::new(PIO, "anon:size (idle)", IDLE_ANON, Origin::Scaled("the pgbench machine's idle anon (1G of 7G) taken for this one")),
+        Param::new(PIO, "swap / fs", "hdd:1G / hdd", Origin::Choice("the seed does not say; the mmtests parallelio default writes to the test disk")),
+    ]
 }
