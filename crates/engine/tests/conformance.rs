@@ -192,7 +192,13 @@ fn every_policy_leaves_shadows_and_counts_refaults() {
 
 #[test]
 fn every_policy_answers_its_controls_and_refuses_others() {
-    let env = PageoutEnv { sync_swap: true, now_ns: 0, fs_congested: false, dirty: reclaim::DirtyConfig::TODAY };
+    let env = PageoutEnv {
+        sync_swap: true,
+        now_ns: 0,
+        fs_congested: false,
+        dirty: reclaim::DirtyConfig::TODAY,
+        shrinker: reclaim::ShrinkerConfig::TODAY,
+    };
     for p in POLICIES {
         let mut policy = (p.build)(&ReclaimConfig::default());
         let mut mm = Mm::new(64, 0);

@@ -101,6 +101,7 @@ impl Kswapd {
             if flat { mm.zones.iter().map(|z| z.wmark(Watermark::High).max(SWAP_CLUSTER_MAX)).sum() } else { u64::MAX };
         sc.nr_scanned = 0;
         policy.shrink_node(mm, &mut sc, env, &mut Untimed);
+        crate::shrinker::shrink_slab(mm, policy, &mut sc, env.shrinker);
         if env.dirty.throttle == DirtyThrottle::Stall {
             // v3.11 kswapd_shrink_zone(): the writeback flag is re-learnt every pass.
             mm.dirty.pgdat_writeback = false;
