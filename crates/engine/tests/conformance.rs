@@ -77,8 +77,13 @@ fn every_policy_conserves_pages_under_mixed_pressure() {
             .iter()
             .map(|n| get(&r, n))
             .sum();
-        let (free, pool) = (get(&r, "nr_free_pages"), get(&r, "nr_zspages"));
-        assert_eq!(lists + free + pool, MEMORY_PAGES, "{}: lists {lists} + free {free} + pool {pool}", p.name);
+        let (free, pool, slab) = (get(&r, "nr_free_pages"), get(&r, "nr_zspages"), get(&r, "nr_slab_reclaimable"));
+        assert_eq!(
+            lists + free + pool + slab,
+            MEMORY_PAGES,
+            "{}: lists {lists} + free {free} + pool {pool} + slab {slab}",
+            p.name
+        );
         assert_eq!(r.accesses, 20_000, "{}", p.name);
         for ty in ["anon", "file"] {
             let (scan, steal) = (get(&r, &format!("pgscan_{ty}")), get(&r, &format!("pgsteal_{ty}")));

@@ -59,20 +59,16 @@ impl SlabCache {
         (self.objects * self.pages_per_slab as u64).div_ceil(self.objs_per_slab as u64)
     }
     /// Takes or frees frames until the cache holds the pages its objects
-    /// need (S-SL2: short while no frame is free); returns (taken, freed).
-    fn sync(&mut self, frames: &mut FrameTable) -> (u64, u64) {
+    /// need (S-SL2: short while no frame is free).
+    fn sync(&mut self, frames: &mut FrameTable) {
         let want = self.pages_needed();
-        let (mut taken, mut freed) = (0, 0);
         while (self.pages.len() as u64) < want {
             let Some(pfn) = frames.alloc(Owner::KERNEL, 0, 0) else { break };
             self.pages.push(pfn);
-            taken += 1;
         }
         while self.pages.len() as u64 > want {
             frames.free(self.pages.pop().expect("more pages than wanted"));
-            freed += 1;
         }
-        (taken, freed)
     }
 }
 
@@ -116,7 +112,8 @@ pub struct FileObjects {
     /// Mapped by a region: the dentry is in use and never on the LRU.
     pub pinned: bool,
     nodes: Vec<Node>,
-    queued: bool,
+    /// On the dentry list's queue, on the inode list's queue.
+    queued: [bool; 2],
 }
 
 /// Which shrinker a deferred scan count belongs to.
@@ -260,8 +257,8 @@ impl Slab {
         self.dentry.objects += 1;
         if !pinned {
             self.nr_dentry_unused += 1;
-            if !f.queued {
-                f.queued = true;
+            if !f.queued[0] {
+                f.queued[0] = true;
                 self.dentry_lru.push_back(file);
             }
         }
@@ -270,14 +267,14 @@ impl Slab {
     fn pop_lru(&mut self, inode: bool) -> Option<FileId> {
         let lru = if inode { &mut self.inode_lru } else { &mut self.dentry_lru };
         let file = lru.pop_front()?;
-        self.files[file.0 as usize].queued = false;
+        self.files[file.0 as usize].queued[inode as usize] = false;
         Some(file)
     }
 
     fn requeue(&mut self, file: FileId, inode: bool) {
         let f = &mut self.files[file.0 as usize];
-        if !f.queued {
-            f.queued = true;
+        if !f.queued[inode as usize] {
+            f.queued[inode as usize] = true;
             if inode { &mut self.inode_lru } else { &mut self.dentry_lru }.push_back(file);
         }
     }
@@ -312,16 +309,13 @@ impl Mm {
         self.sync_slab();
     }
 
-    /// Takes or frees slab pages after the caches changed (`pgalloc`/`pgfree`).
+    /// Takes or frees slab pages after the caches changed (S-SL6: not
+    /// counted in `pgalloc_normal`/`pgfree`, which stay counts of data pages).
     pub fn sync_slab(&mut self) {
         let s = &mut self.slab;
-        let mut total = (0, 0);
         for c in [&mut s.dentry, &mut s.inode, &mut s.xa_node] {
-            let (t, f) = c.sync(&mut self.frames);
-            total = (total.0 + t, total.1 + f);
+            c.sync(&mut self.frames);
         }
-        self.stat.count(VmEvent::PgallocNormal, total.0);
-        self.stat.count(VmEvent::Pgfree, total.1);
     }
 
     /// The dentry LRU's head (`prune_dcache_sb`'s walk), rotating a referenced one.

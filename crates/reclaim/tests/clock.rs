@@ -28,7 +28,8 @@ struct Cache {
 
 impl Cache {
     fn new(frames: u32) -> Cache {
-        let mut mm = Mm::new(frames, 0);
+        // Three more frames for the file's slab objects (a dentry, an inode, a tree node page).
+        let mut mm = Mm::new(frames + 3, 0);
         let file = mm.add_file(16);
         Cache { mm, clock: Clock::new(ReclaimConfig::default()), file, evicted: Vec::new() }
     }

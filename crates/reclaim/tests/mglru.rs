@@ -131,7 +131,8 @@ impl World {
             let n = g.nr_gens(ty);
             assert!((MIN_NR_GENS..=MAX_NR_GENS).contains(&n), "type {ty}: {n} generations");
         }
-        assert_eq!(self.p.lru_sizes().total() + self.mm.nr_free(), self.mm.frames.len() as u64, "pages lost");
+        let slab = self.mm.slab.reclaimable_pages();
+        assert_eq!(self.p.lru_sizes().total() + self.mm.nr_free() + slab, self.mm.frames.len() as u64, "pages lost");
     }
 }
 

@@ -171,6 +171,26 @@ fn clean_inode_is_evicted_and_cached_one_skipped_since_v5_16() {
     }
 }
 
+#[test]
+fn a_reopened_inode_gets_a_prunable_dentry() {
+    let (mut mm, mut policy, file) = cached_file(64, 8);
+    let cfg = ShrinkerConfig { skip_cached_inodes: false, ..ShrinkerConfig::TODAY };
+    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Direct };
+    SuperBlock.scan(&mut cx, 2);
+    assert_eq!(SuperBlock.scan(&mut cx, 2).freed, 1, "the dentry goes, the inode is unused");
+    // Page 7 leaves and comes back: a lookup makes a new, unreferenced dentry for the inode.
+    let pfn = cx.mm.cached_pages(file)[7].1;
+    assert!(cx.policy.invalidate_page(cx.mm, pfn));
+    cx.mm.set_cache_entry(file, 7, CacheEntry::EMPTY);
+    cx.mm.frames.free(pfn);
+    let pfn = cx.mm.frames.alloc(Owner::file(file), 7, 0).unwrap();
+    cx.mm.insert_cache_page(file, 7, pfn);
+    cx.policy.add_page(cx.mm, pfn, Origin::FileRead, None);
+    assert_eq!((cx.mm.slab.nr_dentry_unused, cx.mm.slab.nr_inode_unused), (1, 0));
+    assert_eq!(SuperBlock.scan(&mut cx, 2), Scanned { freed: 1, stolen: 0 });
+    mm.check_slab();
+}
+
 /// Evicts page `i` of `file` leaving a shadow, as reclaim does.
 fn evict_to_shadow(mm: &mut Mm, file: FileId, i: u32) {
     let pfn = mm.files[file.0 as usize].cache[i as usize].pfn().unwrap();
