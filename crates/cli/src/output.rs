@@ -71,6 +71,7 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
         for (_, v) in r.vmstat.iter().filter(|(n, _)| section_of(n) == Section::Meminfo) {
             println!("SwapFree: {} kB", v * mm::PAGE_SIZE / 1024);
         }
+        println!("SReclaimable: {} kB", r.get("nr_slab_reclaimable").unwrap_or(0) * mm::PAGE_SIZE / 1024);
         let zones = if r.zones.len() == 1 { "zone Normal" } else { "all zones summed; run --zoneinfo for each" };
         println!("# /proc/zoneinfo ({zones}, pages)");
         for (name, v) in r.vmstat.iter().filter(|(n, _)| section_of(n) == Section::Zoneinfo) {

@@ -77,8 +77,13 @@ fn every_policy_conserves_pages_under_mixed_pressure() {
             .iter()
             .map(|n| get(&r, n))
             .sum();
-        let (free, pool) = (get(&r, "nr_free_pages"), get(&r, "nr_zspages"));
-        assert_eq!(lists + free + pool, MEMORY_PAGES, "{}: lists {lists} + free {free} + pool {pool}", p.name);
+        let (free, pool, slab) = (get(&r, "nr_free_pages"), get(&r, "nr_zspages"), get(&r, "nr_slab_reclaimable"));
+        assert_eq!(
+            lists + free + pool + slab,
+            MEMORY_PAGES,
+            "{}: lists {lists} + free {free} + pool {pool} + slab {slab}",
+            p.name
+        );
         assert_eq!(r.accesses, 20_000, "{}", p.name);
         for ty in ["anon", "file"] {
             let (scan, steal) = (get(&r, &format!("pgscan_{ty}")), get(&r, &format!("pgsteal_{ty}")));
@@ -192,7 +197,13 @@ fn every_policy_leaves_shadows_and_counts_refaults() {
 
 #[test]
 fn every_policy_answers_its_controls_and_refuses_others() {
-    let env = PageoutEnv { sync_swap: true, now_ns: 0, fs_congested: false, dirty: reclaim::DirtyConfig::TODAY };
+    let env = PageoutEnv {
+        sync_swap: true,
+        now_ns: 0,
+        fs_congested: false,
+        dirty: reclaim::DirtyConfig::TODAY,
+        shrinker: reclaim::ShrinkerConfig::TODAY,
+    };
     for p in POLICIES {
         let mut policy = (p.build)(&ReclaimConfig::default());
         let mut mm = Mm::new(64, 0);

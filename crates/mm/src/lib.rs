@@ -12,6 +12,7 @@ pub mod dirty;
 pub mod entry;
 pub mod frame;
 pub mod list;
+pub mod slab;
 pub mod space;
 pub mod swap;
 pub mod vmstat;
@@ -22,6 +23,7 @@ pub use dirty::DirtyState;
 pub use entry::{CacheEntry, Pte, Shadow};
 pub use frame::{Frame, FrameTable, Owner, PageFlags, Pfn, NO_PFN};
 pub use list::LruList;
+pub use slab::{Dcache, LruItem, ShrinkerId, Slab, SlabCache};
 pub use space::{File, FileId, Region, RegionId, RegionKind};
 pub use swap::{SwapMap, SwapSlot};
 pub use vmstat::{VmEvent, VmStat};
@@ -71,6 +73,8 @@ pub struct Mm {
     pub dirty: DirtyState,
     /// The compressed store when swap is on zram: its pages are taken from `frames`.
     pub zram: Option<ZramPool>,
+    /// Shrinkable slab caches (dentries, inodes, page-cache tree nodes).
+    pub slab: Slab,
     /// Pages the kernel held off the LRU from boot (`memory.reserved`): never freed.
     reserved: u64,
 }
@@ -107,6 +111,7 @@ impl Mm {
             stat: VmStat::default(),
             dirty: DirtyState::default(),
             zram: None,
+            slab: Slab::default(),
             reserved: 0,
         }
     }

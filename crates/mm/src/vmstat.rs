@@ -95,6 +95,14 @@ vm_events! {
     WorkingsetRestoreAnon = "workingset_restore_anon",
     /// Activated file refaults that were workingset at eviction.
     WorkingsetRestoreFile = "workingset_restore_file",
+    /// Shadow-only page-cache tree nodes freed by the shadow shrinker.
+    WorkingsetNodereclaim = "workingset_nodereclaim",
+    /// Page-cache pages dropped by inode shrinking outside kswapd.
+    Pginodesteal = "pginodesteal",
+    /// Slab objects scanned by shrinkers.
+    SlabsScanned = "slabs_scanned",
+    /// Page-cache pages dropped by kswapd's inode shrinking.
+    KswapdInodesteal = "kswapd_inodesteal",
     /// kswapd nap interrupted by a new wakeup.
     KswapdLowWmarkHitQuickly = "kswapd_low_wmark_hit_quickly",
     /// Node not balanced after kswapd's nap.

@@ -4,6 +4,7 @@
 //! the declared histories (`engine::profile`).
 
 pub use crate::policy::mglru::config::LruGenConfig;
+pub use crate::shrinker::ShrinkerConfig;
 use knobs::{bool_knob, History, Kind, Knob, Version};
 
 /// How `get_scan_count` balances anon against file pages.
@@ -144,6 +145,8 @@ pub struct ReclaimConfig {
     pub refaults_deactivate: bool,
     /// Multi-gen LRU knobs (used when `lru=mglru`).
     pub lru_gen: LruGenConfig,
+    /// Slab shrinker knobs.
+    pub shrinker: ShrinkerConfig,
 }
 
 impl Default for ReclaimConfig {
@@ -162,6 +165,7 @@ impl Default for ReclaimConfig {
             file_ratio_1to1: false,
             refaults_deactivate: true,
             lru_gen: LruGenConfig::default(),
+            shrinker: ShrinkerConfig::default(),
         }
     }
 }

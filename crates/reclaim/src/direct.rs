@@ -80,6 +80,7 @@ pub(crate) fn do_try_to_free_pages(
             first_pass = false;
             sc.nr_scanned = 0;
             policy.shrink_node(mm, sc, env, clock);
+            crate::shrinker::shrink_slab(mm, policy, sc, env.shrinker);
             total_scanned += sc.nr_scanned;
             if env.dirty.throttle != DirtyThrottle::Throttle && total_scanned > sc.nr_to_reclaim + sc.nr_to_reclaim / 2
             {

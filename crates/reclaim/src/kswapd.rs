@@ -163,6 +163,7 @@ impl Kswapd {
         };
         sc.nr_scanned = 0;
         policy.shrink_node(mm, &mut sc, env, &mut Untimed);
+        crate::shrinker::shrink_slab(mm, policy, &mut sc, env.shrinker);
         if env.dirty.throttle == DirtyThrottle::Stall {
             // v3.11 kswapd_shrink_zone(): the writeback flag is re-learnt every pass.
             mm.dirty.pgdat_writeback = false;

@@ -18,6 +18,9 @@ pub mod memcg;
 pub mod pageout;
 pub mod policy;
 pub mod rmap;
+pub mod shrinker;
+pub mod shrinker_fs;
+pub mod shrinker_shadow;
 pub mod throttle;
 pub mod watermark;
 pub mod workingset;
@@ -25,6 +28,7 @@ pub mod workingset;
 pub use config::{Balance, DirtyConfig, DirtyThrottle, LruGenConfig, ReclaimConfig};
 pub use control::{ReclaimWork, Reclaimer, ScanControl};
 pub use policy::{Origin, ReclaimPolicy};
+pub use shrinker::ShrinkerConfig;
 
 /// KERNEL: `SWAP_CLUSTER_MAX`, the reclaim batch size.
 pub const SWAP_CLUSTER_MAX: u64 = 32;

@@ -14,6 +14,7 @@
 use crate::config::{DirtyConfig, DirtyThrottle};
 use crate::control::{Reclaimer, ScanControl};
 use crate::rmap;
+use crate::shrinker::ShrinkerConfig;
 use crate::DEF_PRIORITY;
 use mm::{CacheEntry, Mm, PageFlags, Pfn, Shadow, VmEvent};
 
@@ -93,6 +94,8 @@ pub struct PageoutEnv {
     pub fs_congested: bool,
     /// Dirty/writeback handling flags.
     pub dirty: DirtyConfig,
+    /// Slab shrinker flags.
+    pub shrinker: ShrinkerConfig,
 }
 
 enum Verdict {
@@ -307,7 +310,7 @@ fn remove_mapping<H: FolioHooks>(mm: &mut Mm, hooks: &mut H, pfn: Pfn) {
         *mm.swap.cache_mut(f.swap) = entry;
     } else {
         let file = f.owner.as_file().expect("reclaiming an anon page that is not in the swap cache");
-        mm.files[file.0 as usize].cache[f.index as usize] = entry;
+        mm.set_cache_entry(file, f.index, entry);
     }
     mm.frames.free(pfn);
     mm.stat.count(VmEvent::Pgfree, 1);

@@ -156,7 +156,13 @@ mod tests {
         let mut sc = ScanControl::new(reclaimer, 32);
         sc.priority = DEF_PRIORITY;
         let cfg = DirtyConfig { throttle, ..DirtyConfig::default() };
-        let env = PageoutEnv { sync_swap: false, now_ns: 0, fs_congested, dirty: cfg };
+        let env = PageoutEnv {
+            sync_swap: false,
+            now_ns: 0,
+            fs_congested,
+            dirty: cfg,
+            shrinker: crate::ShrinkerConfig::TODAY,
+        };
         after_inactive_batch(&mut mm, &mut sc, &cfg, env, &stat, taken);
         let f = &mm.dirty;
         (sc.throttle.map(|t| t.reason), [f.pgdat_dirty, f.pgdat_writeback, f.pgdat_congested], sc.wake_flusher)

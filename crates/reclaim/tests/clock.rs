@@ -9,7 +9,13 @@ use reclaim::policy::clock::Clock;
 use reclaim::policy::{AccessKind, Origin, ReclaimPolicy};
 use reclaim::{DirtyConfig, ReclaimConfig, Reclaimer, ScanControl};
 
-const ENV: PageoutEnv = PageoutEnv { sync_swap: true, now_ns: 0, fs_congested: false, dirty: DirtyConfig::TODAY };
+const ENV: PageoutEnv = PageoutEnv {
+    sync_swap: true,
+    now_ns: 0,
+    fs_congested: false,
+    dirty: DirtyConfig::TODAY,
+    shrinker: reclaim::ShrinkerConfig::TODAY,
+};
 
 /// A page cache of a few frames in front of one file, read through a file descriptor.
 struct Cache {
@@ -22,7 +28,8 @@ struct Cache {
 
 impl Cache {
     fn new(frames: u32) -> Cache {
-        let mut mm = Mm::new(frames, 0);
+        // Three more frames for the file's slab objects (a dentry, an inode, a tree node page).
+        let mut mm = Mm::new(frames + 3, 0);
         let file = mm.add_file(16);
         Cache { mm, clock: Clock::new(ReclaimConfig::default()), file, evicted: Vec::new() }
     }
@@ -53,7 +60,7 @@ impl Cache {
                 let gone: Vec<u32> = before.into_iter().filter(|&p| self.slot(p).as_shadow().is_some()).collect();
                 self.evicted.extend(gone);
                 let pfn = self.mm.frames.alloc(Owner::file(self.file), page, 0).unwrap();
-                self.mm.files[self.file.0 as usize].cache[page as usize] = CacheEntry::resident(pfn);
+                self.mm.insert_cache_page(self.file, page, pfn);
                 self.clock.add_page(&mut self.mm, pfn, Origin::FileRead, slot.as_shadow());
                 pfn
             }

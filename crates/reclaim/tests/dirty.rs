@@ -18,7 +18,7 @@ fn file_pages(cfg: &ReclaimConfig, dirty: &[bool]) -> (Mm, Classic, Vec<Pfn>) {
     let mut pfns = Vec::new();
     for (i, &d) in dirty.iter().enumerate() {
         let pfn = mm.frames.alloc(Owner::file(file), i as u32, 0).unwrap();
-        mm.files[0].cache[i] = mm::CacheEntry::resident(pfn);
+        mm.insert_cache_page(mm::FileId(0), i as u32, pfn);
         p.add_page(&mut mm, pfn, Origin::FileRead, None);
         if d {
             mm.set_page_dirty(pfn);
@@ -31,7 +31,18 @@ fn file_pages(cfg: &ReclaimConfig, dirty: &[bool]) -> (Mm, Classic, Vec<Pfn>) {
 fn shrink(mm: &mut Mm, p: &mut Classic, who: Reclaimer, priority: i32, dirty: DirtyConfig) -> ScanControl {
     let mut sc = ScanControl::new(who, 32);
     sc.priority = priority;
-    p.shrink_node(mm, &mut sc, PageoutEnv { sync_swap: false, now_ns: 0, fs_congested: false, dirty }, &mut Untimed);
+    p.shrink_node(
+        mm,
+        &mut sc,
+        PageoutEnv {
+            sync_swap: false,
+            now_ns: 0,
+            fs_congested: false,
+            dirty,
+            shrinker: reclaim::ShrinkerConfig::TODAY,
+        },
+        &mut Untimed,
+    );
     sc
 }
 

@@ -11,8 +11,13 @@ use reclaim::policy::mglru::Mglru;
 use reclaim::policy::{AccessKind, ControlError, ControlOp, Origin, ReclaimPolicy};
 use reclaim::{LruGenConfig, ReclaimConfig, Reclaimer, ScanControl};
 
-const ENV: PageoutEnv =
-    PageoutEnv { sync_swap: true, now_ns: 0, fs_congested: false, dirty: reclaim::DirtyConfig::TODAY };
+const ENV: PageoutEnv = PageoutEnv {
+    sync_swap: true,
+    now_ns: 0,
+    fs_congested: false,
+    dirty: reclaim::DirtyConfig::TODAY,
+    shrinker: reclaim::ShrinkerConfig::TODAY,
+};
 
 struct World {
     mm: Mm,
@@ -81,7 +86,7 @@ impl World {
             }
             None => {
                 let Some(pfn) = self.mm.frames.alloc(Owner::file(self.file), i, 0) else { return false };
-                self.mm.files[self.file.0 as usize].cache[i as usize] = CacheEntry::resident(pfn);
+                self.mm.insert_cache_page(self.file, i, pfn);
                 self.p.add_page(
                     &mut self.mm,
                     pfn,
@@ -126,7 +131,8 @@ impl World {
             let n = g.nr_gens(ty);
             assert!((MIN_NR_GENS..=MAX_NR_GENS).contains(&n), "type {ty}: {n} generations");
         }
-        assert_eq!(self.p.lru_sizes().total() + self.mm.nr_free(), self.mm.frames.len() as u64, "pages lost");
+        let slab = self.mm.slab.reclaimable_pages();
+        assert_eq!(self.p.lru_sizes().total() + self.mm.nr_free() + slab, self.mm.frames.len() as u64, "pages lost");
     }
 }
 

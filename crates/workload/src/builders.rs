@@ -58,9 +58,20 @@ pub(crate) fn build_fileloop(c: &mut Ctx) -> Result<(), SpecError> {
     let threads = c.int("threads", 1, 1024)?;
     let passes = c.int("passes", 0, 1 << 20)? as u32;
     let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let files = c.int("files", 1, 1 << 20)? as u32;
+    if files > 1 && pattern != "seq" {
+        return Err(c.bad("files", "1 unless pattern=seq"));
+    }
     let sampler = c.sampler(pattern, pages)?;
-    let file = c.builder.add_file(pages);
-    let t = Target::File(file);
+    if files > 1 {
+        // Many small files, each opened, read and closed in turn: a dentry and an inode each.
+        let each = (pages / files).max(1);
+        let targets: Vec<Target> = (0..files).map(|_| Target::File(c.builder.add_file(each))).collect();
+        return c.spawn(threads, |_| {
+            (0..passes).flat_map(|_| targets.iter().map(|&t| sweep(t, 0, each, 1, false))).collect()
+        });
+    }
+    let t = Target::File(c.builder.add_file(pages));
     c.spawn(threads, |_| match pattern {
         "seq" => vec![sweep(t, 0, pages, passes, false)],
         _ => vec![Phase::Random { target: t, sampler: sampler.clone(), stride: 1, ops, write: false, think_ns: 0 }],

@@ -77,6 +77,7 @@ pub const WORKLOADS: &[Workload] = &[
             p("passes", "3", "sequential passes (pattern=seq)"),
             p("ops", "1000000", "random reads per thread (pattern=uniform/zipf)"),
             p("threads", "1", "reader threads"),
+            p("files", "1", "files the size is split into, read one after another (pattern=seq): a dentry and an inode each"),
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: builders::build_fileloop,

@@ -17,6 +17,7 @@ pub static SETTINGS: LazyLock<Vec<Setting>> = LazyLock::new(|| {
     t.extend(Setting::lift(device::KNOBS, "fs.", "filesystem device: ", |c| &c.fs_params, |c| &mut c.fs_params));
     t.extend(Setting::lift(zram::KNOBS, "zram.", "zram: ", |c| &c.zram, |c| &mut c.zram));
     t.extend(Setting::lift(reclaim::config::KNOBS, "", "", |c| &c.reclaim, |c| &mut c.reclaim));
+    t.extend(Setting::lift(reclaim::shrinker::KNOBS, "", "", |c| &c.reclaim.shrinker, |c| &mut c.reclaim.shrinker));
     for policy in reclaim::policy::registry::POLICIES {
         t.extend(Setting::lift(policy.knobs, "", "", |c| &c.reclaim, |c| &mut c.reclaim));
     }

@@ -229,9 +229,7 @@ impl Machine {
     ) -> Result<(Pfn, Nanos, Nanos), Stall> {
         let window = self.readahead_window(file, index);
         let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
-        let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
-        let shadow = slot.as_shadow();
-        *slot = CacheEntry::resident(pfn);
+        let shadow = self.mm.insert_cache_page(file, index, pfn);
         self.lru_add(pfn, origin, shadow);
         self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
         self.read_ahead(file, index, window, now + stall);

@@ -466,11 +466,13 @@ impl Machine {
         self.policy.check_invariants(&self.mm);
         let on_lists = self.policy.lru_sizes().total();
         let (free, pool, reserved) = (self.mm.nr_free(), self.mm.nr_zspages(), self.mm.nr_reserved());
+        let slab = self.mm.slab.reclaimable_pages();
         assert_eq!(
-            free + on_lists + pool + reserved,
+            free + on_lists + pool + reserved + slab,
             self.mm.frames.len() as u64,
-            "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} + reserved {reserved} != total"
+            "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} + reserved {reserved} + slab {slab} != total"
         );
+        self.mm.check_slab();
         self.check_dirty_gauges();
     }
 }

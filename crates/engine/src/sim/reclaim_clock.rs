@@ -23,6 +23,7 @@ impl Machine {
             now_ns: now,
             fs_congested: self.fs_dev.congested(now),
             dirty: self.cfg.reclaim.dirty,
+            shrinker: self.cfg.reclaim.shrinker,
         }
     }
 }

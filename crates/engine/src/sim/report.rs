@@ -19,6 +19,7 @@ impl Sim {
         let count_frames = |bits: u16| mm.frames.as_slice().iter().filter(|f| f.flags.has(bits)).count() as u64;
         vmstat.push(("nr_free_pages", mm.nr_free()));
         vmstat.push(("nr_zspages", mm.nr_zspages()));
+        vmstat.push(("nr_slab_reclaimable", mm.slab.reclaimable_pages()));
         vmstat.push(("nr_inactive_anon", sizes.inactive_anon));
         vmstat.push(("nr_active_anon", sizes.active_anon));
         vmstat.push(("nr_inactive_file", sizes.inactive_file));
@@ -30,6 +31,7 @@ impl Sim {
         vmstat.push(("nr_writeback", mm.dirty.nr_writeback));
         vmstat.push(("nr_swapcached", count_frames(PageFlags::SWAPCACHE)));
         vmstat.push(("nr_swap_free", mm.swap.nr_free() as u64));
+        vmstat.push(("workingset_nodes", mm.slab.shadow_nodes));
         let t = self.m.dirty_thresholds();
         vmstat.push(("nr_dirty_threshold", t.thresh));
         vmstat.push(("nr_dirty_background_threshold", t.bg_thresh));

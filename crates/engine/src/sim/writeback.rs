@@ -9,7 +9,7 @@ use crate::device::Device;
 use crate::writeback::file_page_pos;
 use crate::writeback::{dirtyable_memory, Thresholds};
 use crate::{Nanos, HZ, JIFFY_NS};
-use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Pfn, VmEvent, Watermark};
+use mm::{FileId, Mm, Owner, PageFlags, Pfn, VmEvent, Watermark};
 use reclaim::policy::ReclaimPolicy;
 use reclaim::policy::{AccessKind, Origin};
 use reclaim::throttle::ThrottleReason;
@@ -33,9 +33,7 @@ impl Machine {
             Some(pfn) => (pfn, 0),
             None => {
                 let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
-                let slot = &mut self.mm.files[file.0 as usize].cache[index as usize];
-                let shadow = slot.as_shadow();
-                *slot = CacheEntry::resident(pfn);
+                let shadow = self.mm.insert_cache_page(file, index, pfn);
                 // A page-cache insertion like a read's (the policy sees no difference).
                 self.lru_add(pfn, Origin::FileRead, shadow);
                 (pfn, stall)
@@ -178,9 +176,7 @@ impl Machine {
                 break;
             }
             let Ok((pfn, _)) = self.alloc_page(Owner::file(file), i, PageFlags::READAHEAD, now) else { break };
-            let slot = &mut self.mm.files[file.0 as usize].cache[i as usize];
-            let shadow = slot.as_shadow();
-            *slot = CacheEntry::resident(pfn);
+            let shadow = self.mm.insert_cache_page(file, i, pfn);
             self.lru_add(pfn, Origin::FileRead, shadow);
             self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
         }

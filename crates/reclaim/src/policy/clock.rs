@@ -241,6 +241,12 @@ impl ReclaimPolicy for Clock {
         }
     }
 
+    fn invalidate_page(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
+        self.lists[mm.frames[pfn].lru as usize].remove(mm.frames.slice_mut(), pfn);
+        mm.frames[pfn].flags.clear(PageFlags::LRU);
+        true
+    }
+
     /// Nothing to age: CLOCK has no active list (S-CK2).
     fn age_node(&mut self, _mm: &mut Mm, _sc: &mut ScanControl) {}
 

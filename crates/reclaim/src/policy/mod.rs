@@ -91,6 +91,14 @@ pub trait ReclaimPolicy {
     /// (`folio_rotate_reclaimable`).
     fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn);
 
+    /// `invalidate_mapping_pages()` (an inode shrinker dropping its pages)
+    /// reached `pfn`, a clean, unmapped page on the LRU: take it off the
+    /// lists so the caller can free it. False if the policy cannot, and the
+    /// page stays. Default: false.
+    fn invalidate_page(&mut self, _mm: &mut Mm, _pfn: Pfn) -> bool {
+        false
+    }
+
     /// kswapd's per-pass aging hook (`kswapd_age_node`).
     fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl);
 

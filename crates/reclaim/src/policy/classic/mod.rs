@@ -528,6 +528,11 @@ impl ReclaimPolicy for Classic {
         }
     }
 
+    fn invalidate_page(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
+        self.del_from_list(mm, pfn);
+        true
+    }
+
     fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         if mm.swap.is_configured() && self.inactive_is_low(ANON) {
             self.shrink_active_list(mm, SWAP_CLUSTER_MAX, ANON, sc);

@@ -201,6 +201,11 @@ impl ReclaimPolicy for Mglru {
         }
     }
 
+    fn invalidate_page(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
+        self.lrugen.del(&mut mm.frames, pfn);
+        true
+    }
+
     fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         Mglru::age_node(self, mm, sc);
     }
