@@ -5,6 +5,7 @@
 
 mod bench;
 mod compare;
+mod events;
 mod listing;
 mod output;
 mod reproduce;

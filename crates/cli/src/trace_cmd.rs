@@ -511,7 +511,11 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     let trace_run = p.add_trace(path, Some(Box::new(BufWriter::with_capacity(1 << 16, f)))).map_err(|e| usage(e.0))?;
     let ids = PageIds::new(trace_run.header());
     let info = p.info.clone();
+    let events = crate::events::EventFile::install(args, &mut p.builder)?;
     let (report, wall) = runner::execute(p, args.paranoid)?;
+    if let Some(events) = events {
+        events.finish()?;
+    }
     let status = trace_run.outcome().map_err(|e| usage(e.0))?;
     // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
     let config = &info.config;

@@ -14,6 +14,7 @@ pub mod frame;
 pub mod list;
 pub mod space;
 pub mod swap;
+pub mod tracepoint;
 pub mod vmstat;
 pub mod zone;
 pub mod zram;
@@ -58,6 +59,8 @@ pub struct Mm {
     pub dirty: DirtyState,
     /// The compressed store when swap is on zram: its pages are taken from `frames`.
     pub zram: Option<ZramPool>,
+    /// Tracepoint recording: `None` (off) unless a front end installs a sink.
+    pub tracer: Option<Box<tracepoint::Tracer>>,
     /// Pages the kernel held off the LRU from boot (`memory.reserved`): never freed.
     reserved: u64,
 }
@@ -75,6 +78,7 @@ impl Mm {
             stat: VmStat::default(),
             dirty: DirtyState::default(),
             zram: None,
+            tracer: None,
             reserved: 0,
         }
     }

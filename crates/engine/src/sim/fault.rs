@@ -147,7 +147,13 @@ impl Machine {
     /// `lru_cache_add()` on the running thread's CPU: the policy lists the page;
     /// true if the page would already carry `PG_lru` (its add filled the batch).
     pub(super) fn lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: Option<mm::Shadow>) -> bool {
+        if self.mm.tracing() {
+            self.trace_before_lru_add(pfn, origin);
+        }
         self.policy.add_page(&mut self.mm, pfn, origin, shadow);
+        if self.mm.tracing() {
+            self.trace_after_lru_add(pfn, origin, shadow.is_some());
+        }
         self.lru_batches.add()
     }
 

@@ -4,6 +4,7 @@
 use super::queue::Event;
 use super::Machine;
 use crate::{Nanos, JIFFY_NS};
+use mm::tracepoint::{Task, Tracepoint};
 use mm::VmEvent;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +29,7 @@ impl Machine {
                 if self.kswapd_state == KswapdState::Napping {
                     self.mm.stat.count(VmEvent::KswapdLowWmarkHitQuickly, 1);
                 }
+                self.mm.trace(|| Tracepoint::WakeupKswapd);
                 self.start_balance(now);
             }
         }
@@ -37,11 +39,13 @@ impl Machine {
         self.kswapd_state = KswapdState::Running;
         self.kswapd_gen += 1;
         self.kswapd.begin(&mut self.mm);
+        self.mm.trace_as(Task::Kswapd, at, || Tracepoint::KswapdWake);
         self.queue.push(at, Event::Kswapd(self.kswapd_gen));
     }
 
     /// A kswapd timer fired: run a balance step, or end a nap.
     pub(super) fn kswapd_event(&mut self, now: Nanos) {
+        self.mm.trace_context(Task::Kswapd, now);
         match self.kswapd_state {
             KswapdState::Running => {
                 let env = self.pageout_env(now);
@@ -68,6 +72,7 @@ impl Machine {
             KswapdState::Napping => {
                 if self.kswapd.ready_to_sleep(&self.mm) {
                     self.kswapd_state = KswapdState::Asleep;
+                    self.mm.trace(|| Tracepoint::KswapdSleep);
                 } else {
                     self.mm.stat.count(VmEvent::KswapdHighWmarkHitQuickly, 1);
                     self.start_balance(now);

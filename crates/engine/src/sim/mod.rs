@@ -51,6 +51,7 @@ mod page_alloc;
 mod queue;
 mod reclaim_clock;
 mod report;
+mod trace_events;
 mod writeback;
 
 use kswapd::KswapdState;
@@ -288,6 +289,7 @@ impl Sim {
                         continue;
                     }
                     Step::Control(w) => {
+                        m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
                         th.clock += m.control_write(w, th.clock);
                         continue;
                     }
@@ -308,6 +310,7 @@ impl Sim {
             } else {
                 m.events += 1;
                 m.lru_batches.set_cpu(tid);
+                m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
                 match m.slow_access(access, th.clock) {
                     Ok((cost, stall)) => {
                         m.psi.stall(th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));

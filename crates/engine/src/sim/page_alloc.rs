@@ -3,6 +3,7 @@
 
 use super::{reclaim_clock, Machine, Stall, OOM_STALL_LIMIT};
 use crate::{Nanos, JIFFY_NS};
+use mm::tracepoint::{ThrottleState, Tracepoint};
 use mm::{Owner, Pfn, VmEvent, Watermark};
 use reclaim::kswapd::watermark_ok;
 use reclaim::{direct, ReclaimWork};
@@ -39,11 +40,13 @@ impl Machine {
             let env = self.pageout_env(now);
             // Reclaim drains this CPU's add batch first (`lru_add_drain()` in shrink_*_list).
             self.lru_batches.drain();
+            self.mm.trace(|| Tracepoint::ReclaimBegin { memcg: false });
             let sc = self.timed_reclaim(now, |mm, policy, clock| direct::try_to_free_pages(mm, policy, env, clock));
             stall = self.work_cost(&sc.work);
             self.direct_reclaim_ns += stall;
             self.direct_work.add(&sc.work);
             stall += self.after_reclaim(&sc, now, stall);
+            self.mm.trace_at(now + stall, || Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: sc.nr_reclaimed });
             self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
             if sc.nr_reclaimed > 0 {
                 self.kswapd.failures = 0;
@@ -71,7 +74,10 @@ impl Machine {
         if self.stalled_attempts > OOM_STALL_LIMIT {
             return Stall::Oom;
         }
-        Stall::Retry((at + JIFFY_NS).min(self.queue.next_time().max(at + 1)))
+        let retry = (at + JIFFY_NS).min(self.queue.next_time().max(at + 1));
+        let (usec_timeout, usec_delayed, reason) = (JIFFY_NS / 1000, (retry - at) / 1000, ThrottleState::NoProgress);
+        self.mm.trace_at(retry, || Tracepoint::Throttled { usec_timeout, usec_delayed, reason });
+        Stall::Retry(retry)
     }
 
     /// CPU time for reclaim work.

@@ -45,6 +45,7 @@ use crate::watermark::int_sqrt;
 use crate::workingset::{pack_shadow, refault_distance, unpack_shadow, ShadowInfo};
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use cost::{CostModel, InactiveBatch};
+use mm::tracepoint::{Lru, Tracepoint};
 use mm::{LruList, Mm, PageFlags, Pfn, Shadow, VmEvent};
 
 /// List indices, as the kernel's `enum lru_list`.
@@ -196,23 +197,11 @@ impl Classic {
         let ShadowInfo { eviction, workingset, .. } = unpack_shadow(shadow);
         mm.stat.count(if anon { VmEvent::WorkingsetRefaultAnon } else { VmEvent::WorkingsetRefaultFile }, 1);
         let distance = refault_distance(self.nonresident_age, eviction);
-        let workingset_size = if self.cfg.cache_challenges_anon {
-            let mut ws = self.stat_len(AF);
-            if anon {
-                ws += self.stat_len(IF);
-            }
-            if mm.swap.nr_free() > 0 {
-                ws += self.stat_len(AA);
-                if !anon {
-                    ws += self.stat_len(IA);
-                }
-            }
-            ws
-        } else {
-            // Before v5.8: only the active file list could be challenged.
-            self.stat_len(AF)
-        };
-        if distance > workingset_size {
+        let (workingset_size, workingset_lists) = self.workingset_size(mm, anon);
+        let activated = distance <= workingset_size;
+        let tp = Tracepoint::SimRefault { pfn, distance, workingset_size, workingset_lists, workingset, activated };
+        mm.trace(|| tp);
+        if !activated {
             return;
         }
         mm.frames[pfn].flags.set(PageFlags::ACTIVE);
@@ -225,6 +214,18 @@ impl Classic {
         }
     }
 
+    /// The workingset size a refault distance is compared with, and which
+    /// lists it counts (bit `n`: list `n`, for `reclaimsim_refault`).
+    fn workingset_size(&self, mm: &Mm, anon: bool) -> (u64, u8) {
+        if !self.cfg.cache_challenges_anon {
+            // Before v5.8: only the active file list could be challenged.
+            return (self.stat_len(AF), 1 << AF);
+        }
+        let swap = mm.swap.nr_free() > 0;
+        let lists = 1 << AF | (anon as u8) << IF | (swap as u8) << AA | ((swap && !anon) as u8) << IA;
+        ((0..4).filter(|l| lists >> l & 1 != 0).map(|l| self.stat_len(l)).sum(), lists)
+    }
+
     /// `activate_page()` from `do_swap_page()` before v5.9: activates `pfn` if it is
     /// on the inactive list (a page still in a per-CPU add batch is not reported).
     fn swap_fault_activate(&mut self, mm: &mut Mm, pfn: Pfn) {
@@ -234,6 +235,7 @@ impl Classic {
             mm.frames[pfn].flags.set(PageFlags::ACTIVE);
             self.add_to_list(mm, pfn, false);
             mm.stat.count(VmEvent::Pgactivate, 1);
+            mm.trace(|| Tracepoint::LruActivate { pfn });
             self.cost.scanned(ANON, 1, 1);
         }
     }
@@ -250,6 +252,13 @@ impl Classic {
             scanned += 1;
         }
         sc.work.pages_scanned += scanned;
+        let list = Lru::of(lru >= IF, lru % 2 == 1);
+        mm.trace(|| Tracepoint::LruIsolate {
+            nr_requested: nr_to_scan,
+            nr_scanned: scanned,
+            nr_taken: scanned,
+            lru: list,
+        });
         scanned
     }
 
@@ -292,11 +301,15 @@ impl Classic {
             // Simplification S-CL5: set on deactivation in every profile (2016's patch set it on activation).
             f.flags.set(PageFlags::WORKINGSET);
             nr_deactivate += 1;
+            mm.trace(|| Tracepoint::SimLruMove { pfn, to_active: false, why: "deactivate" });
         }
         self.putback(mm, &list);
         self.scratch = list;
         self.scratch.clear();
         mm.stat.count(VmEvent::Pgdeactivate, nr_deactivate);
+        let (priority, file, nr_active) = (sc.priority, ty == FILE, nr_rotated);
+        let nr_deactivated = nr_deactivate;
+        mm.trace(|| Tracepoint::ShrinkActive { nr_taken, nr_active, nr_deactivated, nr_referenced, priority, file });
         let lru_pages = self.lru_pages();
         self.cost.after_active(ty, nr_referenced, nr_rotated, lru_pages);
     }
@@ -327,6 +340,7 @@ impl Classic {
         list.clear();
         self.scratch = list;
         pageout::count_steal(mm, sc, ty == ANON, nr_reclaimed);
+        pageout::trace_shrink_inactive(mm, sc, ty == ANON, nr_scanned, nr_reclaimed, &stat);
         let batch =
             InactiveBatch { nr_scanned, nr_reclaimed, nr_pageout: stat.nr_pageout, nr_activate: stat.nr_activate };
         let lru_pages = self.lru_pages();
@@ -498,6 +512,7 @@ impl ReclaimPolicy for Classic {
             let ty = if f.is_anon() { ANON } else { FILE };
             self.add_to_list(mm, pfn, false);
             mm.stat.count(VmEvent::Pgactivate, 1);
+            mm.trace(|| Tracepoint::LruActivate { pfn });
             self.cost.scanned(ty, 1, 1);
             self.age_nonresident(1);
         } else if !flags.has(PageFlags::REFERENCED) {
