@@ -6,8 +6,10 @@
 mod bench;
 mod compare;
 mod events;
+mod explain;
 mod listing;
 mod output;
+mod report;
 mod reproduce;
 mod runner;
 mod sweep;
@@ -41,6 +43,10 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Convert, record, inspect and synthesize traces (see docs/trace-format.md).
     Trace(trace_cmd::TraceArgs),
+    /// Explain a page's life (insertion, activation, eviction, refault) and who produced each reclaim counter, from `run --events`.
+    Explain(explain::ExplainArgs),
+    /// Write one self-contained HTML page of a run: time series, counters and, with --events, the event timeline.
+    Report(report::ReportArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
     /// Check the simulator against the real kernel: the driver in a memory cgroup vs the simulator on its trace.
@@ -91,6 +97,8 @@ where
         }
         Command::Settings(args) => listing::settings(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Explain(args) => explain::run(args),
+        Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
         Command::Sweep(args) => sweep::sweep(args),

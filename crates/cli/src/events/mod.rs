@@ -5,6 +5,7 @@
 //! the lines back (for `explain` and `report`) in [`parse`].
 
 pub mod format;
+pub mod parse;
 
 use crate::runner::{usage, RunArgs};
 use anyhow::{Context, Result};
