@@ -168,7 +168,7 @@ impl Digest {
                 };
                 self.step(&page, l.at_ns, text);
             }
-            "mm_vmscan_write_folio" => {
+            "mm_vmscan_write_folio" | "mm_vmscan_writepage" => {
                 self.count("nr_vmscan_write", actor, None, 1);
                 if let Some(page) = self.page_of(l)? {
                     self.step(&page, l.at_ns, format!("written out by {who} (pageout); freed once clean"));

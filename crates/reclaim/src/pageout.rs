@@ -310,6 +310,8 @@ fn kswapd_may_write_file(mm: &Mm, sc: &ScanControl, env: PageoutEnv, pfn: Pfn) -
 }
 
 /// `pageout()`: clears dirty, sets reclaim and writeback, submits the write.
+/// Inlined into its one caller (a recording test must not move it out of line).
+#[inline(always)]
 fn pageout(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) {
     mm.trace(|| Tracepoint::WriteFolio { pfn });
     mm.start_writeback(pfn);

@@ -2,7 +2,9 @@
 //! event: fields`, each event's fields laid out as its kernel `TP_printk`
 //! (Linux v6.x: include/trace/events/vmscan.h, pagemap.h, filemap.h; the
 //! congestion waits of kernels before v5.16 as writeback.h had them). The
-//! `reclaimsim_` events are ours (docs/events.md).
+//! `reclaimsim_` events are ours (docs/events.md). [`Layout::V3_2`] writes
+//! instead the layouts of Linux v3.2 for the five events that mmtests'
+//! trace-vmscan-postprocess.pl parses (its built-in patterns are of that era).
 
 use mm::tracepoint::{Lru, ShrinkStat, Task, ThrottleState, Tracepoint};
 use mm::{Mm, PageFlags, Pfn};
@@ -26,6 +28,7 @@ pub const EVENT_NAMES: &[&str] = &[
     "mm_vmscan_throttled",
     "mm_vmscan_wakeup_kswapd",
     "mm_vmscan_write_folio",
+    "mm_vmscan_writepage",
     "reclaimsim_direct_reclaim_retry",
     "reclaimsim_evict",
     "reclaimsim_lru_add",
@@ -44,9 +47,23 @@ pub const THREAD_PID_BASE: u32 = 1000;
 /// KERNEL: the gfp mask of a user page allocation (`GFP_HIGHUSER_MOVABLE`).
 const GFP: &str = "GFP_HIGHUSER_MOVABLE";
 
-/// The event name of `tp`.
-pub fn event_name(tp: &Tracepoint) -> &'static str {
+/// Which kernel's layouts to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Layout {
+    /// Linux v6.x (today's `TP_printk` strings).
+    #[value(name = "v6")]
+    V6,
+    /// Linux v3.2 for `mm_vmscan_direct_reclaim_begin`, `mm_vmscan_wakeup_kswapd`,
+    /// `mm_vmscan_lru_isolate`, `mm_vmscan_lru_shrink_inactive` and
+    /// `mm_vmscan_writepage` (then the name of `mm_vmscan_write_folio`); v6 for the rest.
+    #[value(name = "v3.2")]
+    V3_2,
+}
+
+/// The event name of `tp` in `layout`.
+pub fn event_name(tp: &Tracepoint, layout: Layout) -> &'static str {
     match tp {
+        Tracepoint::WriteFolio { .. } if layout == Layout::V3_2 => "mm_vmscan_writepage",
         Tracepoint::KswapdSleep => "mm_vmscan_kswapd_sleep",
         Tracepoint::KswapdWake => "mm_vmscan_kswapd_wake",
         Tracepoint::WakeupKswapd => "mm_vmscan_wakeup_kswapd",
@@ -89,8 +106,16 @@ pub fn task_ident(task: Task, names: &[String]) -> (String, u32, u32) {
     }
 }
 
-/// Appends the line of `tp` (with its newline) to `out`.
-pub fn write_line(out: &mut String, at_ns: u64, task: Task, names: &[String], mm: &Mm, tp: &Tracepoint) {
+/// Appends the line of `tp` in `layout` (with its newline) to `out`.
+pub fn write_line(
+    out: &mut String,
+    at_ns: u64,
+    task: Task,
+    names: &[String],
+    mm: &Mm,
+    tp: &Tracepoint,
+    layout: Layout,
+) {
     let (comm, pid, cpu) = task_ident(task, names);
     let _ = write!(
         out,
@@ -100,8 +125,12 @@ pub fn write_line(out: &mut String, at_ns: u64, task: Task, names: &[String], mm
         cpu,
         at_ns / 1_000_000_000,
         at_ns % 1_000_000_000 / 1000,
-        event_name(tp)
+        event_name(tp, layout)
     );
+    if layout == Layout::V3_2 && write_v3_2_fields(out, mm, tp) {
+        out.push('\n');
+        return;
+    }
     write_fields(out, mm, tp);
     out.push('\n');
 }
@@ -163,6 +192,37 @@ fn pagemap_flags(mm: &Mm, pfn: Pfn) -> String {
     s.push(flag(f.flags.has(PageFlags::SWAPBACKED), 'b'));
     s.push_str("  ");
     s
+}
+
+/// The v3.2 layouts (include/trace/events/vmscan.h of Linux v3.2); false for
+/// an event whose layout is today's. KERNEL: v3.2's isolate modes are bits,
+/// `ISOLATE_INACTIVE` 1 and `ISOLATE_ACTIVE` 2; lumpy reclaim's `contig_*`
+/// counts are 0 (order-0 only).
+fn write_v3_2_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) -> bool {
+    let zid = mm::ZoneId::Normal as u32;
+    let _ = match *tp {
+        Tracepoint::ReclaimBegin { .. } => write!(out, "order=0 may_writepage=1 gfp_flags={GFP}"),
+        Tracepoint::WakeupKswapd => write!(out, "nid=0 zid={zid} order=0"),
+        Tracepoint::LruIsolate { nr_requested, nr_scanned, nr_taken, lru } => write!(
+            out,
+            "isolate_mode={} order=0 nr_requested={nr_requested} nr_scanned={nr_scanned} nr_taken={nr_taken} \
+             contig_taken=0 contig_dirty=0 contig_failed=0",
+            if matches!(lru, Lru::ActiveAnon | Lru::ActiveFile) { 2 } else { 1 }
+        ),
+        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, priority, file, .. } => write!(
+            out,
+            "nid=0 zid={zid} nr_scanned={nr_scanned} nr_reclaimed={nr_reclaimed} priority={priority} flags={}",
+            reclaim_flags(file)
+        ),
+        Tracepoint::WriteFolio { pfn } => write!(
+            out,
+            "page={:016x} pfn={pfn} flags={}",
+            page_ptr(pfn),
+            reclaim_flags(!mm.frames[pfn].flags.has(PageFlags::SWAPBACKED))
+        ),
+        _ => return false,
+    };
+    true
 }
 
 fn write_shrink_inactive(out: &mut String, nr: (u64, u64), st: &ShrinkStat, priority: i32, file: bool) {

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 /// The `--events*` options of `run`.
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct EventArgs {
     /// Record the kernel's reclaim tracepoints (and reclaimsim_ events) to FILE
     /// in ftrace's text layout (see docs/events.md).
@@ -33,6 +33,10 @@ pub struct EventArgs {
     /// Stop recording, with a note in the file, once it reaches SIZE (e.g. 200M).
     #[arg(long = "events-max", value_name = "SIZE", default_value = "1G", requires = "file")]
     pub max: String,
+    /// Event layouts: today's kernel (v6), or v3.2's for the events mmtests'
+    /// trace-vmscan-postprocess.pl parses.
+    #[arg(long = "events-format", value_enum, default_value = "v6", requires = "file")]
+    pub format: format::Layout,
 }
 
 /// Which records to keep.
@@ -111,6 +115,7 @@ struct Recorder {
     written: u64,
     max: u64,
     max_text: String,
+    layout: format::Layout,
     stopped: bool,
     lines: u64,
     error: Option<std::io::Error>,
@@ -132,12 +137,12 @@ struct Sink(Rc<RefCell<Recorder>>);
 impl TraceSink for Sink {
     fn record(&mut self, at_ns: u64, task: Task, mm: &Mm, tp: &Tracepoint) {
         let mut r = self.0.borrow_mut();
-        if r.stopped || !r.filter.keeps(at_ns, format::event_name(tp)) {
+        if r.stopped || !r.filter.keeps(at_ns, format::event_name(tp, r.layout)) {
             return;
         }
         let mut line = std::mem::take(&mut r.line);
         line.clear();
-        format::write_line(&mut line, at_ns, task, &r.names, mm, tp);
+        format::write_line(&mut line, at_ns, task, &r.names, mm, tp, r.layout);
         if r.written + line.len() as u64 > r.max {
             r.stopped = true;
             let note = format!(
@@ -192,6 +197,7 @@ impl EventFile {
             written: 0,
             max,
             max_text: args.max.clone(),
+            layout: args.format,
             stopped: false,
             lines: 0,
             error: None,

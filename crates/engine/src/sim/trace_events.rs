@@ -24,19 +24,16 @@ impl SimBuilder {
 }
 
 impl Machine {
-    /// `mm_filemap_add_to_page_cache` for a page-cache page about to be listed.
+    /// `mm_filemap_add_to_page_cache` (a page-cache page), `mm_lru_insertion`
+    /// and `reclaimsim_lru_add` for a page just listed. Simplification: the
+    /// page-cache insertion is recorded after the refault check (the kernel's
+    /// comes first), so that one test covers the call site.
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_before_lru_add(&mut self, pfn: Pfn, origin: Origin) {
+    pub(super) fn trace_lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: bool) {
         if matches!(origin, Origin::FileRead | Origin::FileFault) {
             self.mm.trace(|| Tracepoint::FilemapAdd { pfn });
         }
-    }
-
-    /// `mm_lru_insertion` and `reclaimsim_lru_add` for a page just listed.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn trace_after_lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: bool) {
         self.mm.trace(|| Tracepoint::LruInsertion { pfn });
         let origin = match origin {
             Origin::AnonFault => "anon_fault",

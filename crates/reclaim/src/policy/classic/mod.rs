@@ -197,10 +197,30 @@ impl Classic {
         let ShadowInfo { eviction, workingset, .. } = unpack_shadow(shadow);
         mm.stat.count(if anon { VmEvent::WorkingsetRefaultAnon } else { VmEvent::WorkingsetRefaultFile }, 1);
         let distance = refault_distance(self.nonresident_age, eviction);
-        let (workingset_size, workingset_lists) = self.workingset_size(mm, anon);
+        let (challenges, swap) = (self.cfg.cache_challenges_anon, mm.swap.nr_free() > 0);
+        let workingset_size = if challenges {
+            let mut ws = self.stat_len(AF);
+            if anon {
+                ws += self.stat_len(IF);
+            }
+            if swap {
+                ws += self.stat_len(AA);
+                if !anon {
+                    ws += self.stat_len(IA);
+                }
+            }
+            ws
+        } else {
+            // Before v5.8: only the active file list could be challenged.
+            self.stat_len(AF)
+        };
         let activated = distance <= workingset_size;
-        let tp = Tracepoint::SimRefault { pfn, distance, workingset_size, workingset_lists, workingset, activated };
-        mm.trace(|| tp);
+        // The lists counted, bit n for list n.
+        let lists = 1 << AF | ((challenges && anon) as u8) << IF | ((challenges && swap) as u8) << AA;
+        mm.trace(|| {
+            let workingset_lists = lists | ((challenges && swap && !anon) as u8) << IA;
+            Tracepoint::SimRefault { pfn, distance, workingset_size, workingset_lists, workingset, activated }
+        });
         if !activated {
             return;
         }
@@ -212,18 +232,6 @@ impl Classic {
             self.note_cost(if anon { ANON } else { FILE }, 1, 0);
             mm.stat.count(if anon { VmEvent::WorkingsetRestoreAnon } else { VmEvent::WorkingsetRestoreFile }, 1);
         }
-    }
-
-    /// The workingset size a refault distance is compared with, and which
-    /// lists it counts (bit `n`: list `n`, for `reclaimsim_refault`).
-    fn workingset_size(&self, mm: &Mm, anon: bool) -> (u64, u8) {
-        if !self.cfg.cache_challenges_anon {
-            // Before v5.8: only the active file list could be challenged.
-            return (self.stat_len(AF), 1 << AF);
-        }
-        let swap = mm.swap.nr_free() > 0;
-        let lists = 1 << AF | (anon as u8) << IF | (swap as u8) << AA | ((swap && !anon) as u8) << IA;
-        ((0..4).filter(|l| lists >> l & 1 != 0).map(|l| self.stat_len(l)).sum(), lists)
     }
 
     /// `activate_page()` from `do_swap_page()` before v5.9: activates `pfn` if it is
