@@ -214,15 +214,19 @@ fn write_v3_2_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) -> bool {
             "nid=0 zid={zid} nr_scanned={nr_scanned} nr_reclaimed={nr_reclaimed} priority={priority} flags={}",
             reclaim_flags(file)
         ),
-        Tracepoint::WriteFolio { pfn } => write!(
-            out,
-            "page={:016x} pfn={pfn} flags={}",
-            page_ptr(pfn),
-            reclaim_flags(!mm.frames[pfn].flags.has(PageFlags::SWAPBACKED))
-        ),
+        Tracepoint::WriteFolio { pfn } => write_page(out, mm, pfn, Layout::V3_2),
         _ => return false,
     };
     true
+}
+
+/// `mm_vmscan_write_folio`'s fields (v3.2's `mm_vmscan_writepage` printed the pfn in decimal).
+fn write_page(out: &mut String, mm: &Mm, pfn: Pfn, layout: Layout) -> std::fmt::Result {
+    let flags = reclaim_flags(!mm.frames[pfn].flags.has(PageFlags::SWAPBACKED));
+    match layout {
+        Layout::V6 => write!(out, "page={:016x} pfn=0x{pfn:x} flags={flags}", page_ptr(pfn)),
+        Layout::V3_2 => write!(out, "page={:016x} pfn={pfn} flags={flags}", page_ptr(pfn)),
+    }
 }
 
 fn write_shrink_inactive(out: &mut String, nr: (u64, u64), st: &ShrinkStat, priority: i32, file: bool) {
@@ -269,12 +273,7 @@ fn write_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) {
              nr_referenced={nr_referenced} priority={priority} flags={}",
             reclaim_flags(file)
         ),
-        Tracepoint::WriteFolio { pfn } => write!(
-            out,
-            "page={:016x} pfn=0x{pfn:x} flags={}",
-            page_ptr(pfn),
-            reclaim_flags(!mm.frames[pfn].flags.has(PageFlags::SWAPBACKED))
-        ),
+        Tracepoint::WriteFolio { pfn } => write_page(out, mm, pfn, Layout::V6),
         Tracepoint::Throttled { usec_timeout, usec_delayed, reason } => match reason {
             ThrottleState::CongestionWait | ThrottleState::WaitIffCongested => {
                 write!(out, "usec_timeout={usec_timeout} usec_delayed={usec_delayed}")
@@ -352,4 +351,51 @@ fn write_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) {
         ),
         Tracepoint::SimReclaimRetry => write!(out, "force_deactivate=1"),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_in_both_layouts() {
+        let mm = Mm::new(4, 0);
+        let names = vec!["hot cold#0".to_string()];
+        let line = |task, tp: Tracepoint, layout| {
+            let mut s = String::new();
+            write_line(&mut s, 1_500_000_999, task, &names, &mm, &tp, layout);
+            s
+        };
+        let wake = line(Task::Thread(0), Tracepoint::KswapdWake, Layout::V6);
+        assert_eq!(wake, "      hot-cold-0-1000    [000] .....     1.500000: mm_vmscan_kswapd_wake: nid=0 order=0\n");
+        assert!(line(Task::Kswapd, Tracepoint::KswapdSleep, Layout::V6).contains(" kswapd0-50      [001] "));
+        let stat = ShrinkStat { activate: [3, 0], ..Default::default() };
+        let tp = Tracepoint::ShrinkInactive { nr_scanned: 32, nr_reclaimed: 5, stat, priority: 12, file: false };
+        assert!(line(Task::Kswapd, tp, Layout::V6).ends_with(
+            ": mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=32 nr_reclaimed=5 nr_dirty=0 nr_writeback=0 \
+             nr_congested=0 nr_immediate=0 nr_activate_anon=3 nr_activate_file=0 nr_ref_keep=0 nr_unmap_fail=0 \
+             priority=12 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+        ));
+        assert!(line(Task::Kswapd, tp, Layout::V3_2).ends_with(
+            ": mm_vmscan_lru_shrink_inactive: nid=0 zid=2 nr_scanned=32 nr_reclaimed=5 priority=12 \
+             flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+        ));
+        let write = Tracepoint::WriteFolio { pfn: 3 };
+        assert!(line(Task::Kswapd, write, Layout::V6).ends_with(
+            ": mm_vmscan_write_folio: page=ffffea00000000c0 pfn=0x3 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC\n"
+        ));
+        assert!(line(Task::Kswapd, write, Layout::V3_2)
+            .ends_with(": mm_vmscan_writepage: page=ffffea00000000c0 pfn=3 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC\n"));
+        let iso = Tracepoint::LruIsolate { nr_requested: 32, nr_scanned: 32, nr_taken: 32, lru: Lru::ActiveFile };
+        assert!(line(Task::Kswapd, iso, Layout::V3_2).contains(": isolate_mode=2 order=0 nr_requested=32 "));
+        assert!(line(Task::Kswapd, iso, Layout::V6).contains(" nr_skipped=0 nr_taken=32 lru=active_file\n"));
+        let begin = Tracepoint::ReclaimBegin { memcg: false };
+        assert!(line(Task::Thread(0), begin, Layout::V3_2)
+            .ends_with("order=0 may_writepage=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"));
+        let throttled =
+            Tracepoint::Throttled { usec_timeout: 100_000, usec_delayed: 40, reason: ThrottleState::Writeback };
+        assert!(line(Task::Kswapd, throttled, Layout::V6).ends_with(
+            ": mm_vmscan_throttled: nid=0 usec_timeout=100000 usect_delayed=40 reason=VMSCAN_THROTTLE_WRITEBACK\n"
+        ));
+    }
 }
