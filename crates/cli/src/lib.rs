@@ -5,9 +5,12 @@
 
 mod bench;
 mod compare;
+mod events;
+mod explain;
 mod listing;
 mod mrc;
 mod output;
+mod report;
 mod reproduce;
 mod runner;
 mod sweep;
@@ -41,6 +44,10 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Convert, record, inspect and synthesize traces (see docs/trace-format.md).
     Trace(trace_cmd::TraceArgs),
+    /// Explain a page's life (insertion, activation, eviction, refault) and who produced each reclaim counter, from `run --events`.
+    Explain(explain::ExplainArgs),
+    /// Write one self-contained HTML page of a run: time series, counters and, with --events, the event timeline.
+    Report(report::ReportArgs),
     /// Measure simulation speed (accesses per second) and memory per page frame.
     Bench(bench::BenchArgs),
     /// Miss-ratio curve of the simulated kernel: faults, refaults and swap-ins against memory size, one run per size in parallel.
@@ -94,6 +101,8 @@ where
         Command::Settings(args) => listing::settings(args),
         Command::Bench(args) => bench::bench(args),
         Command::Mrc(args) => mrc::mrc(args),
+        Command::Explain(args) => explain::run(args),
+        Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::compare(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
         Command::Sweep(args) => sweep::sweep(args),

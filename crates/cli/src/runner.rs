@@ -65,6 +65,9 @@ pub struct RunArgs {
     /// of virtual time into the JSON's `timeseries`.
     #[arg(long, value_name = "MS")]
     pub timeseries: Option<f64>,
+    /// Tracepoint recording (`--events FILE`, `--events-filter`, `--events-max`).
+    #[command(flatten)]
+    pub events: crate::events::EventArgs,
 }
 
 /// A [`UsageError`] as an `anyhow::Error`.
@@ -183,9 +186,13 @@ pub fn run(args: RunArgs) -> Result<()> {
     if args.trace.is_some() {
         return crate::trace_cmd::run_trace(&args);
     }
-    let p = prepare_request(&request(&args)?)?;
+    let mut p = prepare_request(&request(&args)?)?;
     let info = p.info.clone();
+    let events = crate::events::EventFile::install(&args, &mut p.builder)?;
     let (report, wall) = execute(p, args.paranoid)?;
+    if let Some(events) = events {
+        events.finish()?;
+    }
     crate::output::print_report(&info, &report, wall, !args.quiet, None);
     if args.lru_gen_dump {
         match report.control_reads.iter().find(|(name, _)| *name == "lru_gen") {

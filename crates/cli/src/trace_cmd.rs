@@ -532,7 +532,11 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
     let trace_run = p.add_trace(path, tap).map_err(|e| usage(e.0))?;
     let ids = PageIds::new(trace_run.header());
     let info = p.info.clone();
+    let events = crate::events::EventFile::install(args, &mut p.builder)?;
     let (report, wall) = runner::execute(p, args.paranoid)?;
+    if let Some(events) = events {
+        events.finish()?;
+    }
     let status = trace_run.outcome().map_err(|e| usage(e.0))?;
     // Pages brought into memory on demand: every allocation (first touch,
     // swap-in, page-cache read) except swap readahead's prefetches.

@@ -15,6 +15,7 @@ pub mod list;
 pub mod slab;
 pub mod space;
 pub mod swap;
+pub mod tracepoint;
 pub mod vmstat;
 pub mod zone;
 pub mod zram;
@@ -75,6 +76,8 @@ pub struct Mm {
     pub zram: Option<ZramPool>,
     /// Shrinkable slab caches (dentries, inodes, page-cache tree nodes).
     pub slab: Slab,
+    /// Tracepoint recording: `None` (off) unless a front end installs a sink.
+    pub tracer: Option<Box<tracepoint::Tracer>>,
     /// Pages the kernel held off the LRU from boot (`memory.reserved`): never freed.
     reserved: u64,
 }
@@ -112,6 +115,7 @@ impl Mm {
             dirty: DirtyState::default(),
             zram: None,
             slab: Slab::default(),
+            tracer: None,
             reserved: 0,
         }
     }

@@ -101,6 +101,7 @@ pub(crate) fn do_try_to_free_pages(
         }
         // An active list was left alone because deactivation was not allowed:
         // retry with it forced.
+        mm.trace(|| mm::tracepoint::Tracepoint::SimReclaimRetry);
         sc.force_deactivate = true;
         sc.skipped_deactivate = false;
     }

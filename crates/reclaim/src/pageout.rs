@@ -16,6 +16,7 @@ use crate::control::{Reclaimer, ScanControl};
 use crate::rmap;
 use crate::shrinker::ShrinkerConfig;
 use crate::DEF_PRIORITY;
+use mm::tracepoint::{ShrinkStat, Tracepoint};
 use mm::{CacheEntry, Mm, PageFlags, Pfn, Shadow, VmEvent};
 
 /// Outcome of `folio_check_references()`.
@@ -72,6 +73,29 @@ impl FolioStat {
         nr.writeback += self.nr_writeback;
         nr.immediate += self.nr_immediate;
     }
+}
+
+/// `trace_mm_vmscan_lru_shrink_inactive()`: one inactive batch of type `anon`
+/// that isolated `nr_scanned` pages and freed `nr_reclaimed`.
+pub fn trace_shrink_inactive(
+    mm: &mut Mm,
+    sc: &ScanControl,
+    anon: bool,
+    nr_scanned: u64,
+    nr_reclaimed: u64,
+    st: &FolioStat,
+) {
+    let stat = ShrinkStat {
+        dirty: st.nr_dirty,
+        writeback: st.nr_writeback,
+        congested: st.nr_congested,
+        immediate: st.nr_immediate,
+        activate: st.nr_activate,
+        ref_keep: st.nr_ref_keep,
+        unmap_fail: st.nr_unmap_fail,
+    };
+    let (priority, file) = (sc.priority, !anon);
+    mm.trace(|| Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, stat, priority, file });
 }
 
 /// Counts `nr` pages reclaimed by `sc`'s reclaimer from type `anon`
@@ -134,6 +158,7 @@ pub fn shrink_folio_list<H: FolioHooks>(
                 let f = &mut mm.frames[pfn];
                 f.flags.set(PageFlags::ACTIVE);
                 stat.nr_activate[!f.is_anon() as usize] += 1;
+                mm.trace(|| Tracepoint::SimLruMove { pfn, to_active: true, why: "reclaim_activate" });
             }
             Verdict::Keep => {}
         }
@@ -270,7 +295,7 @@ fn shrink_one<H: FolioHooks>(
         }
     }
     // Step 11: remove from the page cache or swap cache, leaving a shadow.
-    remove_mapping(mm, hooks, pfn);
+    remove_mapping(mm, hooks, pfn, sc.priority);
     Verdict::Free
 }
 
@@ -288,7 +313,10 @@ fn kswapd_may_write_file(mm: &Mm, sc: &ScanControl, env: PageoutEnv, pfn: Pfn) -
 }
 
 /// `pageout()`: clears dirty, sets reclaim and writeback, submits the write.
+/// Inlined into its one caller (a recording test must not move it out of line).
+#[inline(always)]
 fn pageout(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) {
+    mm.trace(|| Tracepoint::WriteFolio { pfn });
     mm.start_writeback(pfn);
     mm.frames[pfn].flags.set(PageFlags::RECLAIM);
     mm.stat.count(VmEvent::NrVmscanWrite, 1);
@@ -302,14 +330,16 @@ fn pageout(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut F
 
 /// `__remove_mapping()`: drops the page from its cache slot, stores the shadow,
 /// and frees the frame.
-fn remove_mapping<H: FolioHooks>(mm: &mut Mm, hooks: &mut H, pfn: Pfn) {
+fn remove_mapping<H: FolioHooks>(mm: &mut Mm, hooks: &mut H, pfn: Pfn, priority: i32) {
     let shadow = hooks.eviction_shadow(mm, pfn);
+    mm.trace(|| Tracepoint::SimEvict { pfn, priority, shadow: shadow.map(|s| s.0) });
     let entry = shadow.map_or(CacheEntry::EMPTY, CacheEntry::shadow);
     let f = mm.frames[pfn];
     if f.flags.has(PageFlags::SWAPCACHE) {
         *mm.swap.cache_mut(f.swap) = entry;
     } else {
         let file = f.owner.as_file().expect("reclaiming an anon page that is not in the swap cache");
+        mm.trace(|| Tracepoint::FilemapDelete { pfn, file, index: f.index });
         mm.set_cache_entry(file, f.index, entry);
     }
     mm.frames.free(pfn);

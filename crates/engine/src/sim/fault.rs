@@ -129,6 +129,7 @@ impl Machine {
     /// Reads swap slot `slot` into frame `pfn`: swap cache insertion (unless
     /// bypassed), refault check on the slot's shadow, LRU insertion, counters.
     /// True if the page is listed at once (its add filled the CPU's batch).
+    #[inline]
     pub(super) fn swap_in_page(&mut self, pfn: Pfn, slot: u32, swap_cache: bool) -> bool {
         let shadow = self.mm.swap.slot(slot).cache.as_shadow();
         if swap_cache {
@@ -150,6 +151,9 @@ impl Machine {
     /// true if the page would already carry `PG_lru` (its add filled the batch).
     pub(super) fn lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: Option<mm::Shadow>) -> bool {
         self.policy.add_page(&mut self.mm, pfn, origin, shadow);
+        if self.mm.tracing() {
+            self.trace_lru_add(pfn, origin, shadow.is_some());
+        }
         self.lru_batches.add()
     }
 

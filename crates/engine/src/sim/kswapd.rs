@@ -6,6 +6,7 @@ use super::queue::Event;
 use super::Machine;
 use crate::sched::kswapd_actor;
 use crate::{Nanos, JIFFY_NS};
+use mm::tracepoint::{Task, Tracepoint};
 use mm::{VmEvent, ZoneId};
 use reclaim::kswapd::Kswapd;
 
@@ -47,6 +48,7 @@ impl Machine {
         if n.state == KswapdState::Napping {
             self.mm.stat.count(VmEvent::KswapdLowWmarkHitQuickly, 1);
         }
+        self.mm.trace(|| Tracepoint::WakeupKswapd);
         self.start_balance(node, now);
     }
 
@@ -58,6 +60,7 @@ impl Machine {
         n.gen = self.kswapd_gen;
         n.first_wake_ns.get_or_insert(at);
         n.k.begin(&mut self.mm);
+        self.mm.trace_as(Task::Kswapd, at, || Tracepoint::KswapdWake);
         if self.cpu_wake(kswapd_actor(node), at) {
             self.queue.push(at, Event::Kswapd(self.kswapd_gen));
         }
@@ -71,6 +74,7 @@ impl Machine {
         };
         let node8 = node as u8;
         let actor = kswapd_actor(node8);
+        self.mm.trace_context(Task::Kswapd, now);
         match self.kswapds[node].state {
             KswapdState::Running => {
                 // Back from a throttling sleep: it runs once it has a CPU.
@@ -109,6 +113,7 @@ impl Machine {
             KswapdState::Napping => {
                 if self.kswapds[node].k.ready_to_sleep(&self.mm) {
                     self.kswapds[node].state = KswapdState::Asleep;
+                    self.mm.trace(|| Tracepoint::KswapdSleep);
                 } else {
                     self.mm.stat.count(VmEvent::KswapdHighWmarkHitQuickly, 1);
                     self.start_balance(node8, now);

@@ -5,6 +5,7 @@
 use super::{Machine, Stall};
 use crate::memcg::{memory_stat, Charge, MemcgCensus};
 use crate::Nanos;
+use mm::tracepoint::Tracepoint;
 use mm::PageFlags;
 use reclaim::MAX_RECLAIM_RETRIES;
 
@@ -35,6 +36,7 @@ impl Machine {
             let env = self.pageout_env(now + stall);
             // Reclaim drains this CPU's add batch first.
             self.lru_batches.drain();
+            self.mm.trace_at(now + stall, || Tracepoint::ReclaimBegin { memcg: true });
             let sc = self.timed_reclaim(now + stall, |mm, policy, clock| {
                 reclaim::memcg::try_to_free_mem_cgroup_pages(mm, policy, env, 1, true, clock)
             });
@@ -43,6 +45,7 @@ impl Machine {
             let wait = self.after_reclaim(&sc, now + stall, cost);
             self.sleep_ns += wait;
             stall += cost + wait;
+            self.mm.trace_at(now + stall, || Tracepoint::ReclaimEnd { memcg: true, nr_reclaimed: sc.nr_reclaimed });
             let margin = self.memcg.as_ref().map_or(0, |m| m.margin(self.memcg_charged()));
             if sc.nr_reclaimed > 0 || margin >= 1 {
                 self.stalled_attempts = 0;

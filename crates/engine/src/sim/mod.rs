@@ -56,6 +56,7 @@ pub use page_alloc::{MemPolicy, Placement};
 mod queue;
 mod reclaim_clock;
 mod report;
+mod trace_events;
 mod writeback;
 
 use queue::{Event, EventQueue};
@@ -318,6 +319,7 @@ impl Sim {
                         continue;
                     }
                     Step::Control(w) => {
+                        m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
                         th.clock += m.control_write(w, th.clock);
                         continue;
                     }
@@ -344,6 +346,7 @@ impl Sim {
                 m.events += 1;
                 m.lru_batches.set_cpu(lru_cpu);
                 m.numa.current = tid;
+                m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
                 m.waker = Some(actor);
                 m.sleep_ns = 0;
                 let result = m.slow_access(access, th.clock);

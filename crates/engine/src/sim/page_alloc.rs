@@ -5,6 +5,7 @@
 
 use super::{reclaim_clock, Machine, Stall, OOM_STALL_LIMIT};
 use crate::{Nanos, JIFFY_NS};
+use mm::tracepoint::{ThrottleState, Tracepoint};
 use mm::{Owner, Pfn, VmEvent, Watermark, ZoneId};
 use reclaim::watermark::zone_watermark_ok;
 use reclaim::{direct, ReclaimWork};
@@ -100,6 +101,7 @@ impl Machine {
         let env = self.pageout_env(now);
         // Reclaim drains this CPU's add batch first (`lru_add_drain()` in shrink_*_list).
         self.lru_batches.drain();
+        self.mm.trace(|| Tracepoint::ReclaimBegin { memcg: false });
         let scope = (class, (t.only_preferred && self.mm.nodes.len() > 1).then_some(t.preferred));
         let sc = self.timed_reclaim(now, |mm, policy, clock| direct::try_to_free_pages(mm, policy, env, scope, clock));
         let mut stall = self.work_cost(&sc.work);
@@ -108,6 +110,7 @@ impl Machine {
         let wait = self.after_reclaim(&sc, now, stall);
         self.sleep_ns += wait;
         stall += wait;
+        self.mm.trace_at(now + stall, || Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: sc.nr_reclaimed });
         self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
         if sc.nr_reclaimed > 0 {
             for node in self.zonelist_nodes(t) {
@@ -240,7 +243,10 @@ impl Machine {
         if self.stalled_attempts > OOM_STALL_LIMIT {
             return Stall::Oom;
         }
-        Stall::Retry((at + JIFFY_NS).min(self.queue.next_time().max(at + 1)))
+        let retry = (at + JIFFY_NS).min(self.queue.next_time().max(at + 1));
+        let (usec_timeout, usec_delayed, reason) = (JIFFY_NS / 1000, (retry - at) / 1000, ThrottleState::NoProgress);
+        self.mm.trace_at(retry, || Tracepoint::Throttled { usec_timeout, usec_delayed, reason });
+        Stall::Retry(retry)
     }
 
     /// CPU time for reclaim work.

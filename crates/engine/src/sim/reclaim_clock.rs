@@ -57,6 +57,7 @@ impl PassTime for ReclaimClock<'_> {
             end_writeback(mm, policy, pfn);
         }
         sc.now_ns = at;
+        mm.trace_time(at);
     }
 }
 

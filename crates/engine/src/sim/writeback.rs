@@ -116,6 +116,8 @@ impl Machine {
             Some(t) => {
                 let wait = self.throttle_wait(t.reason, at);
                 self.reclaim_throttled_ns += wait;
+                let timeout = t.reason.timeout_jiffies(HZ) * JIFFY_NS;
+                self.mm.trace_at(at + wait, || super::trace_events::throttled(t.reason, timeout, wait));
                 wait
             }
             None => 0,

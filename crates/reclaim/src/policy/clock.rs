@@ -146,6 +146,7 @@ impl Clock {
         list.clear();
         self.scratch = list;
         pageout::count_steal(mm, sc, ty == ANON, nr_reclaimed);
+        pageout::trace_shrink_inactive(mm, sc, ty == ANON, nr_taken, nr_reclaimed, &stat);
         stat.add_to(&mut sc.nr);
         sc.nr.taken += nr_taken;
         if ty == FILE {

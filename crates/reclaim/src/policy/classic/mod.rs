@@ -46,6 +46,7 @@ use crate::watermark::int_sqrt;
 use crate::workingset::{pack_shadow, refault_distance, unpack_shadow, ShadowInfo};
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use cost::{CostModel, InactiveBatch};
+use mm::tracepoint::{Lru, Tracepoint};
 use mm::{LruList, Mm, PageFlags, Pfn, Shadow, VmEvent};
 
 /// List indices, as the kernel's `enum lru_list`.
@@ -197,12 +198,13 @@ impl Classic {
         let ShadowInfo { eviction, workingset, .. } = unpack_shadow(shadow);
         mm.stat.count(if anon { VmEvent::WorkingsetRefaultAnon } else { VmEvent::WorkingsetRefaultFile }, 1);
         let distance = refault_distance(self.nonresident_age, eviction);
-        let workingset_size = if self.cfg.cache_challenges_anon {
+        let (challenges, swap) = (self.cfg.cache_challenges_anon, mm.swap.nr_free() > 0);
+        let workingset_size = if challenges {
             let mut ws = self.stat_len(AF);
             if anon {
                 ws += self.stat_len(IF);
             }
-            if mm.swap.nr_free() > 0 {
+            if swap {
                 ws += self.stat_len(AA);
                 if !anon {
                     ws += self.stat_len(IA);
@@ -213,7 +215,14 @@ impl Classic {
             // Before v5.8: only the active file list could be challenged.
             self.stat_len(AF)
         };
-        if distance > workingset_size {
+        let activated = distance <= workingset_size;
+        // The lists counted, bit n for list n.
+        let lists = 1 << AF | ((challenges && anon) as u8) << IF | ((challenges && swap) as u8) << AA;
+        mm.trace(|| {
+            let workingset_lists = lists | ((challenges && swap && !anon) as u8) << IA;
+            Tracepoint::SimRefault { pfn, distance, workingset_size, workingset_lists, workingset, activated }
+        });
+        if !activated {
             return;
         }
         mm.frames[pfn].flags.set(PageFlags::ACTIVE);
@@ -235,6 +244,7 @@ impl Classic {
             mm.frames[pfn].flags.set(PageFlags::ACTIVE);
             self.add_to_list(mm, pfn, false);
             mm.stat.count(VmEvent::Pgactivate, 1);
+            mm.trace(|| Tracepoint::LruActivate { pfn });
             self.cost.scanned(ANON, 1, 1);
         }
     }
@@ -254,6 +264,13 @@ impl Classic {
             scanned += 1;
         }
         sc.work.pages_scanned += scanned;
+        let list = Lru::of(lru >= IF, lru % 2 == 1);
+        mm.trace(|| Tracepoint::LruIsolate {
+            nr_requested: nr_to_scan,
+            nr_scanned: scanned,
+            nr_taken: scanned,
+            lru: list,
+        });
         scanned
     }
 
@@ -296,11 +313,15 @@ impl Classic {
             // Simplification S-CL5: set on deactivation in every profile (2016's patch set it on activation).
             f.flags.set(PageFlags::WORKINGSET);
             nr_deactivate += 1;
+            mm.trace(|| Tracepoint::SimLruMove { pfn, to_active: false, why: "deactivate" });
         }
         self.putback(mm, &list);
         self.scratch = list;
         self.scratch.clear();
         mm.stat.count(VmEvent::Pgdeactivate, nr_deactivate);
+        let (priority, file, nr_active) = (sc.priority, ty == FILE, nr_rotated);
+        let nr_deactivated = nr_deactivate;
+        mm.trace(|| Tracepoint::ShrinkActive { nr_taken, nr_active, nr_deactivated, nr_referenced, priority, file });
         let lru_pages = self.lru_pages();
         self.cost.after_active(ty, nr_referenced, nr_rotated, lru_pages);
     }
@@ -331,6 +352,7 @@ impl Classic {
         list.clear();
         self.scratch = list;
         pageout::count_steal(mm, sc, ty == ANON, nr_reclaimed);
+        pageout::trace_shrink_inactive(mm, sc, ty == ANON, nr_scanned, nr_reclaimed, &stat);
         let batch =
             InactiveBatch { nr_scanned, nr_reclaimed, nr_pageout: stat.nr_pageout, nr_activate: stat.nr_activate };
         let lru_pages = self.lru_pages();
@@ -502,6 +524,7 @@ impl ReclaimPolicy for Classic {
             let ty = if f.is_anon() { ANON } else { FILE };
             self.add_to_list(mm, pfn, false);
             mm.stat.count(VmEvent::Pgactivate, 1);
+            mm.trace(|| Tracepoint::LruActivate { pfn });
             self.cost.scanned(ty, 1, 1);
             self.age_nonresident(1);
         } else if !flags.has(PageFlags::REFERENCED) {

@@ -182,6 +182,7 @@ impl Mglru {
             return scanned;
         }
         let mut list = std::mem::take(&mut self.scratch);
+        let taken = list.len() as u64;
         let mut stat = FolioStat::default();
         let reclaimed = pageout::shrink_folio_list(mm, self, sc, env, &mut list, &mut stat);
         sc.nr_reclaimed += reclaimed;
@@ -202,6 +203,7 @@ impl Mglru {
         list.clear();
         self.scratch = list;
         pageout::count_steal(mm, sc, ty == ANON, reclaimed);
+        pageout::trace_shrink_inactive(mm, sc, ty == ANON, taken, reclaimed, &stat);
         stat.add_to(&mut sc.nr);
         scanned
     }

@@ -1,0 +1,196 @@
+//! Issue #23: `run --events`, `explain` and `report` on seed 004's hot/cold
+//! scenario (quick scale: 64M memory, pmem swap).
+//! See: issues show 23.
+
+mod common;
+
+use common::{arg, ok, read_json, reclaimsim, scratch};
+use std::path::Path;
+
+/// Seed 004's hot/cold run under `profile` with its events (and JSON) in `dir`.
+fn hotcold(dir: &Path, profile: &str, extra: &[&str]) -> (String, serde_json::Value) {
+    let (events, json) = (dir.join(format!("{profile}.events")), dir.join(format!("{profile}.json")));
+    let mut args = vec!["run", "-q", "-w", "hotcold", "--profile", profile, "-s", "memory=64M", "-s", "swap=pmem:1G"];
+    args.extend(["--timeseries", "10", "--events", arg(&events), "--json", arg(&json)]);
+    args.extend(extra);
+    ok(&args);
+    (std::fs::read_to_string(&events).unwrap(), read_json(&json))
+}
+
+/// Lines of event `name` (`task-pid [cpu] flags seconds: name: fields`).
+fn lines_of<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    let tag = format!(": {name}: ");
+    text.lines().filter(|l| l.contains(&tag)).collect()
+}
+
+fn field(line: &str, key: &str) -> u64 {
+    let v = line.split(' ').find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('='))).unwrap();
+    v.parse().unwrap_or_else(|_| panic!("{key} in {line}"))
+}
+
+#[test]
+fn r23_events_add_up_to_the_counters_and_change_nothing() {
+    let dir = scratch("events-sums");
+    let (text, doc) = hotcold(&dir, "v5.9", &[]);
+    let vm = &doc["vmstat"];
+    let steal: u64 = lines_of(&text, "mm_vmscan_lru_shrink_inactive").iter().map(|l| field(l, "nr_reclaimed")).sum();
+    assert_eq!(steal, vm["pgsteal_kswapd"].as_u64().unwrap() + vm["pgsteal_direct"].as_u64().unwrap());
+    assert!(steal > 0);
+    // Each round of do_try_to_free_pages counts one allocstall: the call's
+    // begin plus its forced-deactivation retry, if any.
+    let begins = lines_of(&text, "mm_vmscan_direct_reclaim_begin").len();
+    let retries = lines_of(&text, "reclaimsim_direct_reclaim_retry").len();
+    assert_eq!((begins + retries) as u64, vm["allocstall_normal"].as_u64().unwrap());
+    assert_eq!(begins, lines_of(&text, "mm_vmscan_direct_reclaim_end").len());
+    assert!(begins > 0);
+    let writes = lines_of(&text, "mm_vmscan_write_folio").len() as u64;
+    assert_eq!(writes, vm["nr_vmscan_write"].as_u64().unwrap());
+    // Recording changes no result, and is deterministic.
+    let plain = dir.join("plain.json");
+    let args = ["run", "-q", "-w", "hotcold", "--profile", "v5.9", "-s", "memory=64M", "-s", "swap=pmem:1G"];
+    ok(&[&args[..], &["--timeseries", "10", "--json", arg(&plain)]].concat());
+    let strip = |mut v: serde_json::Value| {
+        v["sim"].as_object_mut().unwrap().remove("wall_seconds");
+        v
+    };
+    assert_eq!(strip(read_json(&plain)), strip(doc));
+    let (again, _) = hotcold(&dir, "v5.9", &[]);
+    assert!(again == text, "two recordings of the same run differ");
+    assert!(!dir.join("v5.9.events.tmp").exists());
+}
+
+#[test]
+fn r23_filter_and_size_cap() {
+    let dir = scratch("events-filter");
+    let (text, _) =
+        hotcold(&dir, "v5.9", &["--events-filter", "mm_vmscan_kswapd_*,mm_vmscan_direct_reclaim_begin,t=0.1.."]);
+    let events: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(!events.is_empty());
+    for l in &events {
+        let name = l.split(": ").nth(1).unwrap();
+        assert!(name.starts_with("mm_vmscan_kswapd_") || name == "mm_vmscan_direct_reclaim_begin", "{l}");
+        let stamp: f64 = l.split(": ").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(stamp >= 0.1, "{l}");
+    }
+    let (capped, _) = hotcold(&dir, "v5.9", &["--events-max", "20K"]);
+    let note = capped.lines().last().unwrap();
+    assert!(note.starts_with("# reclaimsim: --events-max 20K reached at "), "{note}");
+    assert!(capped.len() - note.len() - 1 <= 20 * 1024);
+    let out = reclaimsim(&["run", "-w", "hotcold", "--events", arg(&dir.join("x")), "--events-filter", "mm_bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--events-filter: `mm_bogus` names no event"));
+    assert!(!dir.join("x").exists() && !dir.join("x.tmp").exists());
+}
+
+#[test]
+fn r23_explain_names_why_refaults_were_not_activated() {
+    let dir = scratch("events-explain");
+    let ev57 = dir.join("v5.7.events");
+    hotcold(&dir, "v5.7", &["--events-filter", "reclaimsim_*,mm_lru_activate,mm_vmscan_direct_reclaim_*"]);
+    let out = ok(&["explain", arg(&ev57), "--top", "1"]);
+    // v5.7: anon pages leave no shadow, so a swap-in is no refault to check.
+    assert!(out.contains("no shadow left (this kernel keeps none for this page type)"), "{out}");
+    assert!(out.contains("no shadow entry was found in its slot, so no refault check ran"), "{out}");
+    assert!(out.contains("evicted by kswapd0-50 at priority"), "{out}");
+    let ev59 = dir.join("v5.9.events");
+    hotcold(&dir, "v5.9", &["--events-filter", "reclaimsim_*,mm_lru_activate"]);
+    let out = ok(&["explain", arg(&ev59), "--top", "1"]);
+    // v5.9: the shadow is found and the distance compared with the workingset.
+    assert!(out.contains("(its shadow was found: the refault check above decided the list)"), "{out}");
+    assert!(out.contains("> workingset size") && out.contains("so it is not activated"), "{out}");
+    let bad = reclaimsim(&["explain", arg(&ev59), "--page", "r9:99999999"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// mmtests' trace-vmscan-postprocess.pl (GPL-2, not shipped: fetch it with
+/// scripts/get-trace-vmscan-postprocess.sh) reads a run's events; runs only
+/// when `RECLAIMSIM_VMSCAN_POSTPROCESS` names a copy and perl is installed.
+#[test]
+fn r23_mmtests_postprocess_reads_the_events() {
+    let Ok(script) = std::env::var("RECLAIMSIM_VMSCAN_POSTPROCESS") else {
+        eprintln!("skipped: RECLAIMSIM_VMSCAN_POSTPROCESS is not set");
+        return;
+    };
+    if std::process::Command::new("perl").arg("-v").output().is_err() {
+        eprintln!("skipped: perl not found");
+        return;
+    }
+    let dir = scratch("events-perl");
+    let (text, doc) = hotcold(&dir, "v5.9", &["--events-format", "v3.2"]);
+    let out = std::process::Command::new("perl")
+        .arg(&script)
+        // Per process name: the script's per-pid kswapd totals also sum every
+        // task that wrote pages.
+        .arg("--ignore-pid")
+        .stdin(std::fs::File::open(dir.join("v5.9.events")).unwrap())
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}");
+    assert!(!report.contains("WARNING: Failed to parse"), "{report}");
+    let summary = |key: &str| -> u64 {
+        let l = report.lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("no `{key}` in {report}"));
+        l.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    let vm = |key: &str| doc["vmstat"][key].as_u64().unwrap();
+    // Direct reclaim calls, as the script counts them, are the begin events
+    // (allocstall also counts each call's forced-deactivation retry).
+    let retries = lines_of(&text, "reclaimsim_direct_reclaim_retry").len() as u64;
+    assert_eq!(summary("Direct reclaims:") + retries, vm("allocstall_normal"));
+    assert_eq!(summary("Direct reclaim pages scanned:"), vm("pgscan_direct"));
+    assert_eq!(summary("Direct reclaim pages reclaimed:"), vm("pgsteal_direct"));
+    assert_eq!(summary("Kswapd pages scanned:"), vm("pgscan_kswapd"));
+    assert_eq!(summary("Kswapd pages reclaimed:"), vm("pgsteal_kswapd"));
+    let writes = summary("Direct reclaim write anon async I/O:") + summary("Kswapd reclaim write anon async I/O:");
+    assert_eq!(writes, vm("pswpout"));
+    assert_eq!(summary("Wake kswapd requests:"), lines_of(&text, "mm_vmscan_wakeup_kswapd").len() as u64);
+    // A wake while kswapd is awake is a re-wakeup to the script.
+    let (mut awake, mut wakeups) = (false, 0);
+    for l in text.lines().filter(|l| l.contains(": mm_vmscan_kswapd_")) {
+        if l.contains("kswapd_wake") {
+            wakeups += !awake as u64;
+            awake = true;
+        } else {
+            awake = false;
+        }
+    }
+    assert_eq!(summary("Kswapd wakeups:"), wakeups);
+}
+
+/// The report renders in headless chromium when one is installed: the page
+/// carries the run's title after its script ran, and its screenshot is not blank.
+#[test]
+fn r23_report_renders_in_a_browser() {
+    let dir = scratch("events-report");
+    let (_, doc) = hotcold(&dir, "v5.9", &[]);
+    let html = dir.join("report.html");
+    ok(&["report", arg(&dir.join("v5.9.json")), "--events", arg(&dir.join("v5.9.events")), "-o", arg(&html)]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let title = format!("reclaimsim report: hotcold on v5.9, seed {}", doc["config"]["seed"]);
+    assert!(page.contains(&format!("<title>{title}</title>")));
+    assert!(page.len() < 5 << 20, "report of {} bytes", page.len());
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| std::process::Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
+    else {
+        eprintln!("skipped: no headless browser (chromium) found");
+        return;
+    };
+    let headless = ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,1600"];
+    let url = format!("file://{}", html.display());
+    let dom = std::process::Command::new(browser).args(headless).args(["--dump-dom", &url]).output().unwrap();
+    assert!(String::from_utf8_lossy(&dom.stdout).contains(&title), "the rendered page lacks its title");
+    let shot = dir.join("report.png");
+    let screenshot = format!("--screenshot={}", shot.display());
+    let st = std::process::Command::new(browser).args(headless).args([&screenshot, &url]).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let px = &buf[..info.buffer_size()];
+    let step = info.color_type.samples();
+    let dark = px.chunks(step).filter(|p| p.iter().take(3).any(|&c| c < 200)).count();
+    let share = dark as f64 / (px.len() / step) as f64;
+    assert!(share > 0.005, "the screenshot is blank ({:.4} of its pixels are not white)", share);
+}
