@@ -59,6 +59,9 @@ struct Target {
     interleave: bool,
 }
 
+/// The most nodes a machine has (`numa.nodes` is at most 64).
+const MAX_NODES: usize = 64;
+
 impl Machine {
     /// The page allocator's order-0 path: fast path at the low watermark, kswapd
     /// wakeup, min watermark, then direct reclaim. Returns (frame, stall).
@@ -92,7 +95,8 @@ impl Machine {
             return Ok((self.take(z, t, owner, index, flags), 0));
         }
         // wake_all_kswapds(): every node of the zonelist, in its order.
-        for node in self.zonelist_nodes(t) {
+        let (nodes, n) = self.zonelist_nodes(t);
+        for &node in &nodes[..n] {
             self.wake_kswapd(node, class, now);
         }
         if let Some(z) = self.first_zone_ok(t, Watermark::Min, class) {
@@ -113,7 +117,8 @@ impl Machine {
         self.mm.trace_at(now + stall, || Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: sc.nr_reclaimed });
         self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
         if sc.nr_reclaimed > 0 {
-            for node in self.zonelist_nodes(t) {
+            let (nodes, n) = self.zonelist_nodes(t);
+            for &node in &nodes[..n] {
                 self.kswapds[node as usize].k.failures = 0;
             }
             self.stalled_attempts = 0;
@@ -161,16 +166,19 @@ impl Machine {
         list.iter().copied().filter(move |&z| !t.only_preferred || self.mm.zones[z].node == t.preferred)
     }
 
-    /// The nodes of `t`'s zonelist, each once, in its order.
-    fn zonelist_nodes(&self, t: Target) -> Vec<u8> {
-        let mut nodes: Vec<u8> = Vec::with_capacity(self.mm.nodes.len());
+    /// The nodes of `t`'s zonelist, each once, in its order: the first `n` of
+    /// the array (no heap allocation: this runs on every allocation below low).
+    fn zonelist_nodes(&self, t: Target) -> ([u8; MAX_NODES], usize) {
+        let mut nodes = [0u8; MAX_NODES];
+        let mut n = 0;
         for z in self.zonelist(t) {
-            let n = self.mm.zones[z].node;
-            if !nodes.contains(&n) {
-                nodes.push(n);
+            let node = self.mm.zones[z].node;
+            if !nodes[..n].contains(&node) {
+                nodes[n] = node;
+                n += 1;
             }
         }
-        nodes
+        (nodes, n)
     }
 
     /// The first zone of `t`'s zonelist above `mark` plus its reserve against `class`.
