@@ -66,7 +66,7 @@ fn counters(scenario: &Scenario) -> &'static [(&'static str, Source, bool)] {
 }
 
 /// `name` in `entries`; `allocstall` sums the `allocstall_*` entries.
-fn lookup<'a>(mut entries: impl Iterator<Item = (&'a str, u64)>, name: &str) -> f64 {
+pub(crate) fn lookup<'a>(mut entries: impl Iterator<Item = (&'a str, u64)>, name: &str) -> f64 {
     if name == "allocstall" {
         return entries.filter(|(n, _)| n.starts_with("allocstall_")).map(|(_, v)| v).sum::<u64>() as f64;
     }

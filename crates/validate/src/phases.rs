@@ -46,12 +46,9 @@ pub fn kernel_phases(driver_output: &str, before: &Stats) -> Result<Vec<(u64, St
     Ok(out)
 }
 
-/// `name` in `s` (`allocstall`: the sum of `allocstall_*`).
+/// `name` in `s`, read as the totals are (`allocstall` sums `allocstall_*`).
 fn value(s: &Stats, name: &str) -> f64 {
-    if name == "allocstall" {
-        return s.iter().filter(|(n, _)| n.starts_with("allocstall_")).map(|(_, &v)| v).sum::<u64>() as f64;
-    }
-    s.get(name).copied().unwrap_or(0) as f64
+    crate::compare::lookup(s.iter().map(|(n, &v)| (n.as_str(), v)), name)
 }
 
 fn report_stats(vmstat: &[(&'static str, u64)]) -> Stats {
