@@ -94,14 +94,14 @@ pub fn prepare_request(req: &Request) -> Result<Prepared> {
     let need = experiment::limits::estimate(&p.info.config, 0);
     if need >= LARGE_MACHINE_BYTES {
         eprintln!(
-            "reclaimsim: note: this machine takes about {:.1} GiB of simulator memory; setting it up takes a while",
+            "reclaimsim: note: this machine can take up to {:.1} GiB of simulator memory (its page frames take memory as the run first uses them)",
             need as f64 / (1u64 << 30) as f64
         );
     }
     Ok(p)
 }
 
-/// Simulator memory from which `run` says that setting the machine up takes a while.
+/// Simulator memory from which `run` says how much the machine can take.
 const LARGE_MACHINE_BYTES: u64 = 1 << 30;
 
 /// Writes `value` to `path` atomically as pretty JSON.

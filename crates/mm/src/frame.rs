@@ -1,4 +1,12 @@
-//! Page frames: a dense table indexed by page frame number.
+//! Page frames: a dense table indexed by page frame number, materialised on
+//! first use.
+//!
+//! The table is one zeroed allocation: the operating system maps its memory
+//! page by page as frames are first written, so a frame no run touched costs
+//! no memory, and a free frame is all zero bytes (owner [`Owner::NONE`]). Each
+//! zone hands out its never-used frames lowest pfn first from a cursor, and
+//! keeps the frames freed since on a stack taken before the cursor: the order
+//! of a stack that held every pfn from the start, without holding them.
 
 use crate::space::{FileId, RegionId};
 
@@ -67,36 +75,41 @@ pub struct Owner(u32);
 
 impl Owner {
     const FILE_BIT: u32 = 1 << 31;
-    /// Not owned (free frame).
-    pub const NONE: Owner = Owner(u32::MAX);
+    /// Not owned (free frame): zero, so that a never-written frame is free.
+    pub const NONE: Owner = Owner(0);
     /// Kernel memory off the LRU lists (the zram pool's pages): never reclaimed.
-    pub const KERNEL: Owner = Owner(u32::MAX - 1);
+    pub const KERNEL: Owner = Owner(u32::MAX);
 
-    /// A page of anonymous region `r`.
+    /// A page of anonymous region `r` (stored as `r + 1`, clear of [`Owner::NONE`]).
+    #[inline]
     pub fn anon(r: RegionId) -> Owner {
-        debug_assert!(r.0 < Self::FILE_BIT);
-        Owner(r.0)
+        debug_assert!(r.0 < Self::FILE_BIT - 1);
+        Owner(r.0 + 1)
     }
     /// A page of file `f`'s page cache.
+    #[inline]
     pub fn file(f: FileId) -> Owner {
-        debug_assert!(f.0 < Self::FILE_BIT - 2);
+        debug_assert!(f.0 < Self::FILE_BIT - 1);
         Owner(f.0 | Self::FILE_BIT)
     }
     /// The anonymous region, if this is an anonymous owner.
+    #[inline]
     pub fn as_anon(self) -> Option<RegionId> {
-        (self != Self::NONE && self.0 & Self::FILE_BIT == 0).then_some(RegionId(self.0))
+        (self != Self::NONE && self.0 & Self::FILE_BIT == 0).then_some(RegionId(self.0 - 1))
     }
     /// The file, if this is a page-cache owner.
+    #[inline]
     pub fn as_file(self) -> Option<FileId> {
-        (self != Self::NONE && self != Self::KERNEL && self.0 & Self::FILE_BIT != 0)
-            .then_some(FileId(self.0 & !Self::FILE_BIT))
+        (self != Self::KERNEL && self.0 & Self::FILE_BIT != 0).then_some(FileId(self.0 & !Self::FILE_BIT))
     }
 }
 
 /// One page frame: 24 bytes, so a simulated machine costs 24 bytes per frame here.
 ///
-/// `prev`/`next` link the frame into exactly one list (an LRU list or the free list);
-/// `lru` says which LRU list (policy-defined id), `owner`/`index` are the reverse map.
+/// `prev`/`next` link the frame into at most one LRU list; `lru` says which
+/// list (policy-defined id), `owner`/`index` are the reverse map. A free frame
+/// has owner [`Owner::NONE`] and no flags; its links mean nothing (a frame never
+/// used is all zero bytes).
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub struct Frame {
@@ -139,16 +152,51 @@ impl Frame {
     }
 }
 
-/// The frame table and its free lists, one per zone (stacks, so allocation
-/// order is deterministic). Zones are contiguous pfn ranges in table order.
+/// The frame table and its free frames, per zone. Zones are contiguous pfn
+/// ranges in table order.
 #[derive(Debug)]
 pub struct FrameTable {
     frames: Vec<Frame>,
-    /// Free frames of each zone.
-    free: Vec<Vec<Pfn>>,
+    /// The free frames of each zone.
+    free: Vec<ZoneFree>,
     /// First pfn past each zone, ascending.
     zone_end: Vec<Pfn>,
     nr_free: u32,
+}
+
+/// One zone's free frames.
+#[derive(Clone, Debug)]
+struct ZoneFree {
+    /// Frames freed since they were first handed out (a stack).
+    freed: Vec<Pfn>,
+    /// The lowest never-used frame: it and the rest of the zone are free and
+    /// were never written.
+    fresh: Pfn,
+    /// First pfn past the zone.
+    end: Pfn,
+    /// Free frames (`freed` plus the never-used ones).
+    nr_free: u32,
+}
+
+/// `n` free frames that cost no memory until written: zero bytes are a free
+/// frame, and a zeroed allocation is mapped by the operating system page by
+/// page on first write.
+fn zeroed_frames(n: usize) -> Vec<Frame> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let layout = std::alloc::Layout::array::<Frame>(n).expect("frame table size fits the address space");
+    // SAFETY: the layout has a non-zero size; the pointer is checked for null;
+    // every field of `Frame` is an integer, so all-zero bytes are a valid
+    // `Frame`; the `Vec` owns the allocation with the layout it was made with
+    // (capacity and length `n`, `Frame`'s alignment).
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout).cast::<Frame>();
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Vec::from_raw_parts(p, n, n)
+    }
 }
 
 impl FrameTable {
@@ -161,12 +209,11 @@ impl FrameTable {
     pub fn with_zones(sizes: &[u32]) -> FrameTable {
         let (mut free, mut zone_end, mut start) = (Vec::new(), Vec::new(), 0u32);
         for &n in sizes {
-            // Lowest pfn is handed out first.
-            free.push((start..start + n).rev().collect());
+            free.push(ZoneFree { freed: Vec::new(), fresh: start, end: start + n, nr_free: n });
             start += n;
             zone_end.push(start);
         }
-        FrameTable { frames: vec![Frame::FREE; start as usize], free, zone_end, nr_free: start }
+        FrameTable { frames: zeroed_frames(start as usize), free, zone_end, nr_free: start }
     }
 
     /// Total number of frames.
@@ -188,7 +235,7 @@ impl FrameTable {
     /// Number of free frames in zone `zone` (its index in table order).
     #[inline]
     pub fn nr_free_in(&self, zone: usize) -> u32 {
-        self.free[zone].len() as u32
+        self.free[zone].nr_free
     }
 
     /// The zone (index in table order) frame `pfn` belongs to.
@@ -204,23 +251,33 @@ impl FrameTable {
     /// zone that has one; `None` if memory is exhausted.
     #[inline]
     pub fn alloc(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        let zone = self.free.iter().rposition(|f| !f.is_empty())?;
+        let zone = self.free.iter().rposition(|z| z.nr_free > 0)?;
         self.alloc_in(zone, owner, index, flags)
     }
 
     /// Takes a free frame of zone `zone` for `owner`/`index` with `flags`;
-    /// `None` if the zone has none free.
+    /// `None` if the zone has none free. The most recently freed frame goes
+    /// first, then the lowest never-used one.
     #[inline]
     pub fn alloc_in(&mut self, zone: usize, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        let pfn = self.free[zone].pop()?;
+        let z = &mut self.free[zone];
+        let pfn = match z.freed.pop() {
+            Some(pfn) => pfn,
+            None if z.fresh < z.end => {
+                z.fresh += 1;
+                z.fresh - 1
+            }
+            None => return None,
+        };
+        z.nr_free -= 1;
         self.nr_free -= 1;
         let f = &mut self.frames[pfn as usize];
-        debug_assert!(f.owner == Owner::NONE, "pfn {pfn} on the free list but owned");
+        debug_assert!(f.owner == Owner::NONE, "pfn {pfn} free but owned");
         *f = Frame { owner, index, flags: PageFlags(flags), ..Frame::FREE };
         Some(pfn)
     }
 
-    /// Returns a frame to its zone's free list. The frame must be off every LRU list.
+    /// Returns a frame to its zone's free frames. The frame must be off every LRU list.
     #[inline]
     pub fn free(&mut self, pfn: Pfn) {
         let f = &mut self.frames[pfn as usize];
@@ -228,8 +285,20 @@ impl FrameTable {
         assert!(!f.flags.has(PageFlags::LRU), "freeing pfn {pfn} still on an LRU list");
         *f = Frame::FREE;
         let zone = self.zone_of(pfn);
-        self.free[zone].push(pfn);
+        let z = &mut self.free[zone];
+        z.freed.push(pfn);
+        z.nr_free += 1;
         self.nr_free += 1;
+    }
+
+    /// The frames ever handed out, with their pfns: each zone's frames below
+    /// its never-used cursor. Every other frame is free and was never written,
+    /// so O(memory) passes over frames need only visit these.
+    pub fn used(&self) -> impl Iterator<Item = (Pfn, &Frame)> + '_ {
+        let starts = std::iter::once(0).chain(self.zone_end.iter().copied());
+        starts
+            .zip(&self.free)
+            .flat_map(|(start, z)| (start..z.fresh).zip(&self.frames[start as usize..z.fresh as usize]))
     }
 
     /// True if the frame is free.
@@ -295,6 +364,65 @@ mod tests {
     }
 
     #[test]
+    fn only_frames_handed_out_are_used() {
+        let mut t = FrameTable::with_zones(&[1 << 20, 1 << 20]);
+        assert_eq!(t.used().count(), 0);
+        let a = t.alloc(Owner::KERNEL, 0, 0).unwrap();
+        let b = t.alloc_in(0, Owner::KERNEL, 0, 0).unwrap();
+        t.free(a);
+        // A freed frame stays among the used ones; the rest of each zone is untouched.
+        assert_eq!(t.used().map(|(p, _)| p).collect::<Vec<_>>(), [b, a]);
+        assert!(t.used().all(|(p, f)| (f.owner == Owner::NONE) == (p == a)));
+        assert!(t.is_free(a) && t.is_free(a + 1) && t.is_free((1 << 21) - 1) && !t.is_free(b));
+        assert_eq!((t.nr_free_in(0), t.nr_free_in(1), t.nr_free()), ((1 << 20) - 1, 1 << 20, (1 << 21) - 1));
+    }
+
+    proptest::proptest! {
+        /// The lazy free frames hand out the pfns a stack holding every pfn
+        /// from the start would (lowest first, then last freed first), so that
+        /// runs are the same as with the eager table.
+        #[test]
+        fn allocation_order_is_the_eager_stack_order(
+            sizes in proptest::collection::vec(1u32..20, 1..4),
+            ops in proptest::collection::vec((0usize..8, 0u8..3), 0..200),
+        ) {
+            let mut t = FrameTable::with_zones(&sizes);
+            let mut stacks: Vec<Vec<Pfn>> = Vec::new();
+            let mut start = 0;
+            for &n in &sizes {
+                stacks.push((start..start + n).rev().collect());
+                start += n;
+            }
+            let mut taken: Vec<Pfn> = Vec::new();
+            for (z, op) in ops {
+                let z = z % sizes.len();
+                match op {
+                    0 => {
+                        let want = stacks.iter().rposition(|s| !s.is_empty()).map(|z| stacks[z].pop().unwrap());
+                        let got = t.alloc(Owner::KERNEL, 0, 0);
+                        proptest::prop_assert_eq!(got, want);
+                        taken.extend(got);
+                    }
+                    1 => {
+                        let got = t.alloc_in(z, Owner::KERNEL, 0, 0);
+                        proptest::prop_assert_eq!(got, stacks[z].pop());
+                        taken.extend(got);
+                    }
+                    _ if !taken.is_empty() => {
+                        let pfn = taken.swap_remove(z % taken.len());
+                        t.free(pfn);
+                        stacks[t.zone_of(pfn)].push(pfn);
+                    }
+                    _ => {}
+                }
+                for (z, s) in stacks.iter().enumerate() {
+                    proptest::prop_assert_eq!(t.nr_free_in(z), s.len() as u32);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn owner_encoding() {
         assert_eq!(Owner::anon(RegionId(7)).as_anon(), Some(RegionId(7)));
         assert_eq!(Owner::anon(RegionId(7)).as_file(), None);
@@ -302,6 +430,11 @@ mod tests {
         assert_eq!(Owner::NONE.as_anon(), None);
         assert_eq!(Owner::NONE.as_file(), None);
         assert_eq!((Owner::KERNEL.as_anon(), Owner::KERNEL.as_file()), (None, None));
+        assert_eq!(Owner::anon(RegionId(0)).as_anon(), Some(RegionId(0)));
+        assert_eq!(Owner::file(FileId(0)).as_file(), Some(FileId(0)));
+        assert_ne!(Owner::anon(RegionId(0)), Owner::NONE);
+        // A never-written frame (zero bytes) reads as free.
+        assert!(FrameTable::new(4).as_slice().iter().all(|f| f.owner == Owner::NONE && f.flags.0 == 0));
     }
 
     mod conservation {

@@ -234,7 +234,7 @@ impl ReclaimPolicy for PyPolicy {
     }
 
     fn check_invariants(&self, mm: &Mm) {
-        let held = mm.frames.as_slice().iter().filter(|f| f.flags.has(PageFlags::LRU)).count() as u64;
+        let held = mm.frames.used().filter(|(_, f)| f.flags.has(PageFlags::LRU)).count() as u64;
         assert_eq!(held, self.resident[0] + self.resident[1], "plug-in page accounting: {held} pages with PG_lru");
     }
 }

@@ -68,14 +68,14 @@ impl Machine {
     pub(super) fn memcg_stat(&self, vmstat: &[(&'static str, u64)]) -> Vec<(&'static str, u64)> {
         let Some(memcg) = &self.memcg else { return Vec::new() };
         let mut c = MemcgCensus { swap: (self.mm.swap.total() - self.mm.swap.nr_free()) as u64, ..Default::default() };
-        for (pfn, f) in self.mm.frames.as_slice().iter().enumerate() {
+        for (pfn, f) in self.mm.frames.used() {
             if !f.flags.has(PageFlags::LRU) {
                 continue;
             }
             let swapcache = f.flags.has(PageFlags::SWAPCACHE);
             if f.is_anon() {
                 let region = f.owner.as_anon().expect("anon frame with an anon owner");
-                let mapped = self.mm.regions[region.0 as usize].ptes[f.index as usize].pfn() == Some(pfn as u32);
+                let mapped = self.mm.regions[region.0 as usize].ptes[f.index as usize].pfn() == Some(pfn);
                 c.rss += mapped as u64;
                 c.cache += swapcache as u64;
             } else {

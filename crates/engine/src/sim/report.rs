@@ -16,7 +16,7 @@ impl Sim {
         let mm = &self.m.mm;
         let sizes = self.m.policy.lru_sizes();
         let mut vmstat: Vec<(&'static str, u64)> = Vec::new();
-        let count_frames = |bits: u16| mm.frames.as_slice().iter().filter(|f| f.flags.has(bits)).count() as u64;
+        let count_frames = |bits: u16| mm.frames.used().filter(|(_, f)| f.flags.has(bits)).count() as u64;
         vmstat.push(("nr_free_pages", mm.nr_free()));
         vmstat.push(("nr_zspages", mm.nr_zspages()));
         vmstat.push(("nr_slab_reclaimable", mm.slab.reclaimable_pages()));

@@ -188,10 +188,9 @@ impl Machine {
 impl Machine {
     /// `nr_dirty` and `nr_writeback` agree with the page flags (O(memory)).
     pub(super) fn check_dirty_gauges(&self) {
-        let frames = self.mm.frames.as_slice();
-        let dirty =
-            frames.iter().filter(|f| f.owner.as_file().is_some() && f.flags.has(PageFlags::DIRTY)).count() as u64;
-        let writeback = frames.iter().filter(|f| f.flags.has(PageFlags::WRITEBACK)).count() as u64;
+        let frames = || self.mm.frames.used().map(|(_, f)| f);
+        let dirty = frames().filter(|f| f.owner.as_file().is_some() && f.flags.has(PageFlags::DIRTY)).count() as u64;
+        let writeback = frames().filter(|f| f.flags.has(PageFlags::WRITEBACK)).count() as u64;
         assert_eq!(
             (dirty, writeback),
             (self.mm.dirty.nr_dirty, self.mm.dirty.nr_writeback),
