@@ -23,6 +23,8 @@ struct Case {
     name: &'static str,
     settings: &'static [&'static str],
     workloads: &'static [&'static str],
+    /// The time includes building the machine (the big-machine case), not only the run.
+    with_build: bool,
 }
 
 const CASES: &[Case] = &[
@@ -30,24 +32,50 @@ const CASES: &[Case] = &[
         name: "resident hits (anon seq, fits in memory)",
         settings: &["memory=1G", "swap=ssd:1G"],
         workloads: &["anon:size=0.5x,pattern=seq,passes=200"],
+        with_build: false,
     },
     Case {
         name: "resident hits (anon zipf, fits in memory)",
         settings: &["memory=1G", "swap=ssd:1G"],
         workloads: &["anon:size=0.5x,pattern=zipf,alpha=1.0,ops=50000000"],
+        with_build: false,
     },
     Case {
         name: "thrashing (anon uniform, 1.5x memory, zram)",
         settings: &["memory=256M", "swap=zram:1G"],
         workloads: &["anon:size=1.5x,pattern=uniform,ops=5000000"],
+        with_build: false,
     },
     Case {
         name: "thrashing (file uniform, 2x memory)",
         settings: &["memory=256M", "fs=nvme"],
         workloads: &["fileloop:size=2x,pattern=uniform,ops=5000000"],
+        with_build: false,
     },
-    Case { name: "many threads: ebizzy, 16 threads", settings: EBIZZY, workloads: &["ebizzy:threads=16,ops=20000"] },
-    Case { name: "many threads: ebizzy, 256 threads", settings: EBIZZY, workloads: &["ebizzy:threads=256,ops=1250"] },
+    Case {
+        name: "big machine: 1T, build + 1G first touched",
+        settings: &["memory=1T", "swap=ssd:1G"],
+        workloads: &["anon:size=1G,pattern=seq,passes=1"],
+        with_build: true,
+    },
+    Case {
+        name: "many threads: ebizzy 1024 threads x 100 ops",
+        settings: &["memory=256M", "swap=ssd:1G"],
+        workloads: &["ebizzy:threads=1024,ops=100"],
+        with_build: false,
+    },
+    Case {
+        name: "many threads: ebizzy, 16 threads",
+        settings: EBIZZY,
+        workloads: &["ebizzy:threads=16,ops=20000"],
+        with_build: false,
+    },
+    Case {
+        name: "many threads: ebizzy, 256 threads",
+        settings: EBIZZY,
+        workloads: &["ebizzy:threads=256,ops=1250"],
+        with_build: false,
+    },
 ];
 
 /// The machine of the many-threads cases: both read 320k chunk pages in all.
@@ -158,10 +186,12 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         for _ in 0..args.reps.max(1) {
             let settings: Vec<String> = case.settings.iter().map(|s| s.to_string()).collect();
             let workloads: Vec<String> = case.workloads.iter().map(|s| s.to_string()).collect();
+            let started = Instant::now();
             let p = prepare("v6.2", &settings, &workloads, 1)?;
+            let build = started.elapsed().as_secs_f64();
             let (r, wall) = execute(p, false)?;
             accesses = r.accesses;
-            best = best.min(wall);
+            best = best.min(if case.with_build { build + wall } else { wall });
         }
         println!("{:<46} {:>14} {:>10.3} {:>14.1}", case.name, accesses, best, accesses as f64 / best / 1e6);
         rates.push(accesses as f64 / best);
