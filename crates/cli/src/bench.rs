@@ -208,7 +208,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     println!("  many threads: an access costs {:.2}x as much with 256 threads as with 16", t16 / t256);
     let frame = std::mem::size_of::<mm::Frame>() + std::mem::size_of::<mm::Pfn>();
     println!(
-        "\nsimulator memory per page frame: {frame} bytes (frame table {} + free list {})",
+        "\nsimulator memory per page frame: at most {frame} bytes (frame table {} once used + free-frame stack {} once freed; none for a frame never used)",
         std::mem::size_of::<mm::Frame>(),
         std::mem::size_of::<mm::Pfn>()
     );
