@@ -83,6 +83,23 @@ fn r23_filter_and_size_cap() {
 }
 
 #[test]
+fn r23_numa_kswapds_are_named_per_node() {
+    let dir = scratch("events-numa");
+    let filter = "mm_vmscan_kswapd_*,mm_vmscan_wakeup_kswapd,mm_vmscan_lru_shrink_inactive";
+    let (text, _) = hotcold(&dir, "v5.9", &["-s", "numa.nodes=2", "--events-filter", filter]);
+    for nid in 0..2u64 {
+        let task = format!("kswapd{nid}-{} ", 50 + nid);
+        let own: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with(&task)).collect();
+        let wakes = own.iter().filter(|l| l.contains(": mm_vmscan_kswapd_wake: ")).count();
+        assert!(wakes > 0, "no wake of {task}");
+        // Its own events carry its node; it shrinks only its node's lists.
+        assert!(own.iter().all(|l| field(l, "nid") == nid), "{task}");
+        let wakeups = lines_of(&text, "mm_vmscan_wakeup_kswapd").into_iter().filter(|l| field(l, "nid") == nid);
+        assert!(wakeups.count() > 0, "no wakeup of node {nid}");
+    }
+}
+
+#[test]
 fn r23_explain_names_why_refaults_were_not_activated() {
     let dir = scratch("events-explain");
     let ev57 = dir.join("v5.7.events");

@@ -94,8 +94,8 @@ pub fn trace_shrink_inactive(
         ref_keep: st.nr_ref_keep,
         unmap_fail: st.nr_unmap_fail,
     };
-    let (priority, file) = (sc.priority, !anon);
-    mm.trace(|| Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, stat, priority, file });
+    let (priority, file, nid) = (sc.priority, !anon, sc.nid.unwrap_or(0));
+    mm.trace(|| Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, stat, priority, file, nid });
 }
 
 /// Counts `nr` pages reclaimed by `sc`'s reclaimer from type `anon`

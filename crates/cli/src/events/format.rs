@@ -38,8 +38,9 @@ pub const EVENT_NAMES: &[&str] = &[
     "writeback_wait_iff_congested",
 ];
 
-/// SIM-CHOICE: kswapd0's pid, and the first workload thread's (threads get
-/// consecutive pids in the order they were added), so pids are stable.
+/// SIM-CHOICE: kswapd0's pid (node N's kswapd has `KSWAPD_PID + N`), and the
+/// first workload thread's (threads get consecutive pids in the order they
+/// were added), so pids are stable.
 pub const KSWAPD_PID: u32 = 50;
 /// The first workload thread's pid.
 pub const THREAD_PID_BASE: u32 = 1000;
@@ -64,9 +65,9 @@ pub enum Layout {
 pub fn event_name(tp: &Tracepoint, layout: Layout) -> &'static str {
     match tp {
         Tracepoint::WriteFolio { .. } if layout == Layout::V3_2 => "mm_vmscan_writepage",
-        Tracepoint::KswapdSleep => "mm_vmscan_kswapd_sleep",
-        Tracepoint::KswapdWake => "mm_vmscan_kswapd_wake",
-        Tracepoint::WakeupKswapd => "mm_vmscan_wakeup_kswapd",
+        Tracepoint::KswapdSleep { .. } => "mm_vmscan_kswapd_sleep",
+        Tracepoint::KswapdWake { .. } => "mm_vmscan_kswapd_wake",
+        Tracepoint::WakeupKswapd { .. } => "mm_vmscan_wakeup_kswapd",
         Tracepoint::ReclaimBegin { memcg: false } => "mm_vmscan_direct_reclaim_begin",
         Tracepoint::ReclaimBegin { memcg: true } => "mm_vmscan_memcg_reclaim_begin",
         Tracepoint::ReclaimEnd { memcg: false, .. } => "mm_vmscan_direct_reclaim_end",
@@ -93,10 +94,11 @@ pub fn event_name(tp: &Tracepoint, layout: Layout) -> &'static str {
 /// A task's `comm`, pid and CPU. Threads keep their names (characters other
 /// than letters, digits and `-` become `-`, as trace parsers split `comm-pid`
 /// on them; at most 15 characters, `TASK_COMM_LEN`); S-EN1: each thread and
-/// kswapd run on a CPU of their own, kswapd on the one after the threads'.
+/// kswapd run on a CPU of their own, node N's kswapd (`kswapdN`) on the N-th
+/// after the threads'.
 pub fn task_ident(task: Task, names: &[String]) -> (String, u32, u32) {
     match task {
-        Task::Kswapd => ("kswapd0".into(), KSWAPD_PID, names.len() as u32),
+        Task::Kswapd(nid) => (format!("kswapd{nid}"), KSWAPD_PID + nid as u32, names.len() as u32 + nid as u32),
         Task::Thread(n) => {
             let name = names.get(n as usize).map_or("thread", String::as_str);
             let comm: String =
@@ -202,16 +204,16 @@ fn write_v3_2_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) -> bool {
     let zid = mm::ZoneId::Normal as u32;
     let _ = match *tp {
         Tracepoint::ReclaimBegin { .. } => write!(out, "order=0 may_writepage=1 gfp_flags={GFP}"),
-        Tracepoint::WakeupKswapd => write!(out, "nid=0 zid={zid} order=0"),
+        Tracepoint::WakeupKswapd { nid, zid } => write!(out, "nid={nid} zid={} order=0", zid as u32),
         Tracepoint::LruIsolate { nr_requested, nr_scanned, nr_taken, lru } => write!(
             out,
             "isolate_mode={} order=0 nr_requested={nr_requested} nr_scanned={nr_scanned} nr_taken={nr_taken} \
              contig_taken=0 contig_dirty=0 contig_failed=0",
             if matches!(lru, Lru::ActiveAnon | Lru::ActiveFile) { 2 } else { 1 }
         ),
-        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, priority, file, .. } => write!(
+        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, priority, file, nid, .. } => write!(
             out,
-            "nid=0 zid={zid} nr_scanned={nr_scanned} nr_reclaimed={nr_reclaimed} priority={priority} flags={}",
+            "nid={nid} zid={zid} nr_scanned={nr_scanned} nr_reclaimed={nr_reclaimed} priority={priority} flags={}",
             reclaim_flags(file)
         ),
         Tracepoint::WriteFolio { pfn } => write_page(out, mm, pfn, Layout::V3_2),
@@ -229,10 +231,10 @@ fn write_page(out: &mut String, mm: &Mm, pfn: Pfn, layout: Layout) -> std::fmt::
     }
 }
 
-fn write_shrink_inactive(out: &mut String, nr: (u64, u64), st: &ShrinkStat, priority: i32, file: bool) {
+fn write_shrink_inactive(out: &mut String, nid: u8, nr: (u64, u64), st: &ShrinkStat, priority: i32, file: bool) {
     let _ = write!(
         out,
-        "nid=0 nr_scanned={} nr_reclaimed={} nr_dirty={} nr_writeback={} nr_congested={} nr_immediate={} \
+        "nid={nid} nr_scanned={} nr_reclaimed={} nr_dirty={} nr_writeback={} nr_congested={} nr_immediate={} \
          nr_activate_anon={} nr_activate_file={} nr_ref_keep={} nr_unmap_fail={} priority={} flags={}",
         nr.0,
         nr.1,
@@ -251,9 +253,9 @@ fn write_shrink_inactive(out: &mut String, nr: (u64, u64), st: &ShrinkStat, prio
 
 fn write_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) {
     let _ = match *tp {
-        Tracepoint::KswapdSleep => write!(out, "nid=0"),
-        Tracepoint::KswapdWake => write!(out, "nid=0 order=0"),
-        Tracepoint::WakeupKswapd => write!(out, "nid=0 order=0 gfp_flags={GFP}"),
+        Tracepoint::KswapdSleep { nid } => write!(out, "nid={nid}"),
+        Tracepoint::KswapdWake { nid } => write!(out, "nid={nid} order=0"),
+        Tracepoint::WakeupKswapd { nid, .. } => write!(out, "nid={nid} order=0 gfp_flags={GFP}"),
         Tracepoint::ReclaimBegin { .. } => write!(out, "order=0 gfp_flags={GFP}"),
         Tracepoint::ReclaimEnd { nr_reclaimed, .. } => write!(out, "nr_reclaimed={nr_reclaimed}"),
         Tracepoint::LruIsolate { nr_requested, nr_scanned, nr_taken, lru } => write!(
@@ -263,13 +265,13 @@ fn write_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) {
             mm::ZoneId::Normal as u32,
             lru_name(lru)
         ),
-        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, ref stat, priority, file } => {
-            write_shrink_inactive(out, (nr_scanned, nr_reclaimed), stat, priority, file);
+        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, ref stat, priority, file, nid } => {
+            write_shrink_inactive(out, nid, (nr_scanned, nr_reclaimed), stat, priority, file);
             Ok(())
         }
-        Tracepoint::ShrinkActive { nr_taken, nr_active, nr_deactivated, nr_referenced, priority, file } => write!(
+        Tracepoint::ShrinkActive { nr_taken, nr_active, nr_deactivated, nr_referenced, priority, file, nid } => write!(
             out,
-            "nid=0 nr_taken={nr_taken} nr_active={nr_active} nr_deactivated={nr_deactivated} \
+            "nid={nid} nr_taken={nr_taken} nr_active={nr_active} nr_deactivated={nr_deactivated} \
              nr_referenced={nr_referenced} priority={priority} flags={}",
             reclaim_flags(file)
         ),
@@ -366,35 +368,44 @@ mod tests {
             write_line(&mut s, 1_500_000_999, task, &names, &mm, &tp, layout);
             s
         };
-        let wake = line(Task::Thread(0), Tracepoint::KswapdWake, Layout::V6);
+        let wake = line(Task::Thread(0), Tracepoint::KswapdWake { nid: 0 }, Layout::V6);
         assert_eq!(wake, "      hot-cold-0-1000    [000] .....     1.500000: mm_vmscan_kswapd_wake: nid=0 order=0\n");
-        assert!(line(Task::Kswapd, Tracepoint::KswapdSleep, Layout::V6).contains(" kswapd0-50      [001] "));
+        assert!(
+            line(Task::Kswapd(0), Tracepoint::KswapdSleep { nid: 0 }, Layout::V6).contains(" kswapd0-50      [001] ")
+        );
+        // Node 2's kswapd: its own name, pid and CPU, and its node in the fields.
+        let sleep2 = line(Task::Kswapd(2), Tracepoint::KswapdSleep { nid: 2 }, Layout::V6);
+        assert!(sleep2.starts_with("         kswapd2-52      [003] ") && sleep2.ends_with(": nid=2\n"), "{sleep2}");
+        let wakeup = Tracepoint::WakeupKswapd { nid: 1, zid: mm::ZoneId::Dma32 };
+        assert!(line(Task::Thread(0), wakeup, Layout::V6).ends_with(": nid=1 order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"));
+        assert!(line(Task::Thread(0), wakeup, Layout::V3_2).ends_with(": nid=1 zid=1 order=0\n"));
         let stat = ShrinkStat { activate: [3, 0], ..Default::default() };
-        let tp = Tracepoint::ShrinkInactive { nr_scanned: 32, nr_reclaimed: 5, stat, priority: 12, file: false };
-        assert!(line(Task::Kswapd, tp, Layout::V6).ends_with(
+        let tp =
+            Tracepoint::ShrinkInactive { nr_scanned: 32, nr_reclaimed: 5, stat, priority: 12, file: false, nid: 0 };
+        assert!(line(Task::Kswapd(0), tp, Layout::V6).ends_with(
             ": mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=32 nr_reclaimed=5 nr_dirty=0 nr_writeback=0 \
              nr_congested=0 nr_immediate=0 nr_activate_anon=3 nr_activate_file=0 nr_ref_keep=0 nr_unmap_fail=0 \
              priority=12 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
         ));
-        assert!(line(Task::Kswapd, tp, Layout::V3_2).ends_with(
+        assert!(line(Task::Kswapd(0), tp, Layout::V3_2).ends_with(
             ": mm_vmscan_lru_shrink_inactive: nid=0 zid=2 nr_scanned=32 nr_reclaimed=5 priority=12 \
              flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
         ));
         let write = Tracepoint::WriteFolio { pfn: 3 };
-        assert!(line(Task::Kswapd, write, Layout::V6).ends_with(
+        assert!(line(Task::Kswapd(0), write, Layout::V6).ends_with(
             ": mm_vmscan_write_folio: page=ffffea00000000c0 pfn=0x3 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC\n"
         ));
-        assert!(line(Task::Kswapd, write, Layout::V3_2)
+        assert!(line(Task::Kswapd(0), write, Layout::V3_2)
             .ends_with(": mm_vmscan_writepage: page=ffffea00000000c0 pfn=3 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC\n"));
         let iso = Tracepoint::LruIsolate { nr_requested: 32, nr_scanned: 32, nr_taken: 32, lru: Lru::ActiveFile };
-        assert!(line(Task::Kswapd, iso, Layout::V3_2).contains(": isolate_mode=2 order=0 nr_requested=32 "));
-        assert!(line(Task::Kswapd, iso, Layout::V6).contains(" nr_skipped=0 nr_taken=32 lru=active_file\n"));
+        assert!(line(Task::Kswapd(0), iso, Layout::V3_2).contains(": isolate_mode=2 order=0 nr_requested=32 "));
+        assert!(line(Task::Kswapd(0), iso, Layout::V6).contains(" nr_skipped=0 nr_taken=32 lru=active_file\n"));
         let begin = Tracepoint::ReclaimBegin { memcg: false };
         assert!(line(Task::Thread(0), begin, Layout::V3_2)
             .ends_with("order=0 may_writepage=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"));
         let throttled =
             Tracepoint::Throttled { usec_timeout: 100_000, usec_delayed: 40, reason: ThrottleState::Writeback };
-        assert!(line(Task::Kswapd, throttled, Layout::V6).ends_with(
+        assert!(line(Task::Kswapd(0), throttled, Layout::V6).ends_with(
             ": mm_vmscan_throttled: nid=0 usec_timeout=100000 usect_delayed=40 reason=VMSCAN_THROTTLE_WRITEBACK\n"
         ));
     }
