@@ -275,6 +275,16 @@ impl Mm {
         }
     }
 
+    /// [`Mm::trace`] in code instantiated for recording on (`ON`) or off: a
+    /// loop that tests [`Mm::tracing`] once and runs its `ON = false` copy has
+    /// no test left at its per-page sites.
+    #[inline(always)]
+    pub fn trace_if<const ON: bool>(&mut self, tp: impl FnOnce() -> Tracepoint) {
+        if ON {
+            self.trace(tp);
+        }
+    }
+
     /// True while recording (for a call site that records several things).
     #[inline(always)]
     pub fn tracing(&self) -> bool {
@@ -361,6 +371,8 @@ mod tests {
         mm.trace_time(9);
         mm.trace(|| Tracepoint::ReclaimBegin { memcg: false });
         mm.trace_at(12, || Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: 1 });
+        mm.trace_if::<false>(|| Tracepoint::SimReclaimRetry);
+        mm.trace_if::<true>(|| Tracepoint::KswapdSleep { nid: 0 });
         assert_eq!(
             *log.borrow(),
             vec![
@@ -368,6 +380,7 @@ mod tests {
                 (6, Task::Kswapd(1), Tracepoint::KswapdWake { nid: 1 }),
                 (9, Task::Thread(3), Tracepoint::ReclaimBegin { memcg: false }),
                 (12, Task::Thread(3), Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: 1 }),
+                (12, Task::Thread(3), Tracepoint::KswapdSleep { nid: 0 }),
             ]
         );
     }
