@@ -8,15 +8,15 @@
 //! out of line and cold). The text layout (ftrace's) belongs to the front end:
 //! this crate only hands typed records to the sink.
 
-use crate::{FileId, Mm, Pfn};
+use crate::{FileId, Mm, Pfn, ZoneId};
 
 /// Who runs when a tracepoint fires (ftrace's `task-pid [cpu]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Task {
     /// Workload thread `n` (in the order the threads were added).
     Thread(u32),
-    /// The node's kswapd (`kswapd0`).
-    Kswapd,
+    /// Node `n`'s kswapd (`kswapdN`).
+    Kswapd(u8),
 }
 
 /// A kernel `enum lru_list` value.
@@ -85,11 +85,22 @@ pub enum ThrottleState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tracepoint {
     /// `mm_vmscan_kswapd_sleep`: kswapd goes to sleep.
-    KswapdSleep,
+    KswapdSleep {
+        /// Its node.
+        nid: u8,
+    },
     /// `mm_vmscan_kswapd_wake`: kswapd starts `balance_pgdat`.
-    KswapdWake,
-    /// `mm_vmscan_wakeup_kswapd`: an allocation wakes kswapd.
-    WakeupKswapd,
+    KswapdWake {
+        /// Its node.
+        nid: u8,
+    },
+    /// `mm_vmscan_wakeup_kswapd`: an allocation wakes a node's kswapd.
+    WakeupKswapd {
+        /// The node whose kswapd is woken.
+        nid: u8,
+        /// The allocation's highest zone (the classzone kswapd balances up to).
+        zid: ZoneId,
+    },
     /// `mm_vmscan_direct_reclaim_begin` (`memcg`: `mm_vmscan_memcg_reclaim_begin`).
     ReclaimBegin {
         /// Memory-cgroup limit reclaim.
@@ -125,6 +136,8 @@ pub enum Tracepoint {
         priority: i32,
         /// File (else anon) list.
         file: bool,
+        /// The node reclaimed (0 when reclaim takes every node's pages).
+        nid: u8,
     },
     /// `mm_vmscan_lru_shrink_active`.
     ShrinkActive {
@@ -140,6 +153,8 @@ pub enum Tracepoint {
         priority: i32,
         /// File (else anon) list.
         file: bool,
+        /// The node reclaimed (0 when reclaim takes every node's pages).
+        nid: u8,
     },
     /// `mm_vmscan_write_folio`: reclaim submits a dirty page for write.
     WriteFolio {
@@ -260,6 +275,16 @@ impl Mm {
         }
     }
 
+    /// [`Mm::trace`] in code instantiated for recording on (`ON`) or off: a
+    /// loop that tests [`Mm::tracing`] once and runs its `ON = false` copy has
+    /// no test left at its per-page sites.
+    #[inline(always)]
+    pub fn trace_if<const ON: bool>(&mut self, tp: impl FnOnce() -> Tracepoint) {
+        if ON {
+            self.trace(tp);
+        }
+    }
+
     /// True while recording (for a call site that records several things).
     #[inline(always)]
     pub fn tracing(&self) -> bool {
@@ -335,24 +360,27 @@ mod tests {
         let mut built = 0;
         mm.trace(|| {
             built += 1;
-            Tracepoint::KswapdWake
+            Tracepoint::KswapdWake { nid: 0 }
         });
         assert_eq!(built, 0, "a record was built with recording off");
         let log = Rc::new(RefCell::new(Vec::new()));
         mm.tracer = Some(Box::new(Tracer { sink: Box::new(Log(log.clone())), now_ns: 0, task: Task::Thread(0) }));
         mm.trace_context(Task::Thread(3), 5);
-        mm.trace(|| Tracepoint::WakeupKswapd);
-        mm.trace_as(Task::Kswapd, 6, || Tracepoint::KswapdWake);
+        mm.trace(|| Tracepoint::WakeupKswapd { nid: 1, zid: ZoneId::Normal });
+        mm.trace_as(Task::Kswapd(1), 6, || Tracepoint::KswapdWake { nid: 1 });
         mm.trace_time(9);
         mm.trace(|| Tracepoint::ReclaimBegin { memcg: false });
         mm.trace_at(12, || Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: 1 });
+        mm.trace_if::<false>(|| Tracepoint::SimReclaimRetry);
+        mm.trace_if::<true>(|| Tracepoint::KswapdSleep { nid: 0 });
         assert_eq!(
             *log.borrow(),
             vec![
-                (5, Task::Thread(3), Tracepoint::WakeupKswapd),
-                (6, Task::Kswapd, Tracepoint::KswapdWake),
+                (5, Task::Thread(3), Tracepoint::WakeupKswapd { nid: 1, zid: ZoneId::Normal }),
+                (6, Task::Kswapd(1), Tracepoint::KswapdWake { nid: 1 }),
                 (9, Task::Thread(3), Tracepoint::ReclaimBegin { memcg: false }),
                 (12, Task::Thread(3), Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: 1 }),
+                (12, Task::Thread(3), Tracepoint::KswapdSleep { nid: 0 }),
             ]
         );
     }

@@ -94,8 +94,8 @@ pub fn trace_shrink_inactive(
         ref_keep: st.nr_ref_keep,
         unmap_fail: st.nr_unmap_fail,
     };
-    let (priority, file) = (sc.priority, !anon);
-    mm.trace(|| Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, stat, priority, file });
+    let (priority, file, nid) = (sc.priority, !anon, sc.nid.unwrap_or(0));
+    mm.trace(|| Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, stat, priority, file, nid });
 }
 
 /// Counts `nr` pages reclaimed by `sc`'s reclaimer from type `anon`
@@ -139,11 +139,28 @@ pub fn shrink_folio_list<H: FolioHooks>(
     list: &mut Vec<Pfn>,
     stat: &mut FolioStat,
 ) -> u64 {
+    // One test a batch: the copy without recording has no test per page.
+    if mm.tracing() {
+        shrink_list::<H, true>(mm, hooks, sc, env, list, stat)
+    } else {
+        shrink_list::<H, false>(mm, hooks, sc, env, list, stat)
+    }
+}
+
+/// [`shrink_folio_list`] with the per-page tracepoints compiled in (`TRACE`) or out.
+fn shrink_list<H: FolioHooks, const TRACE: bool>(
+    mm: &mut Mm,
+    hooks: &mut H,
+    sc: &mut ScanControl,
+    env: PageoutEnv,
+    list: &mut Vec<Pfn>,
+    stat: &mut FolioStat,
+) -> u64 {
     let mut nr_reclaimed = 0;
     let mut kept = 0;
     for i in 0..list.len() {
         let pfn = list[i];
-        let verdict = shrink_one(mm, hooks, sc, env, pfn, stat);
+        let verdict = shrink_one::<H, TRACE>(mm, hooks, sc, env, pfn, stat);
         match verdict {
             Verdict::Free => {
                 nr_reclaimed += 1;
@@ -158,7 +175,7 @@ pub fn shrink_folio_list<H: FolioHooks>(
                 let f = &mut mm.frames[pfn];
                 f.flags.set(PageFlags::ACTIVE);
                 stat.nr_activate[!f.is_anon() as usize] += 1;
-                mm.trace(|| Tracepoint::SimLruMove { pfn, to_active: true, why: "reclaim_activate" });
+                mm.trace_if::<TRACE>(|| Tracepoint::SimLruMove { pfn, to_active: true, why: "reclaim_activate" });
             }
             Verdict::Keep => {}
         }
@@ -183,7 +200,7 @@ pub fn free_swap_cache(mm: &mut Mm, pfn: Pfn) {
     mm.swap_free(slot);
 }
 
-fn shrink_one<H: FolioHooks>(
+fn shrink_one<H: FolioHooks, const TRACE: bool>(
     mm: &mut Mm,
     hooks: &mut H,
     sc: &mut ScanControl,
@@ -276,7 +293,7 @@ fn shrink_one<H: FolioHooks>(
         if refs == References::ReclaimClean || !sc.may_writepage {
             return Verdict::Keep;
         }
-        pageout(mm, sc, pfn, anon, stat);
+        pageout::<TRACE>(mm, sc, pfn, anon, stat);
         if anon && env.sync_swap {
             // S-PO2: the write has completed; the page is clean and can go now.
             let f = mm.frames[pfn];
@@ -295,7 +312,7 @@ fn shrink_one<H: FolioHooks>(
         }
     }
     // Step 11: remove from the page cache or swap cache, leaving a shadow.
-    remove_mapping(mm, hooks, pfn, sc.priority);
+    remove_mapping::<H, TRACE>(mm, hooks, pfn, sc.priority);
     Verdict::Free
 }
 
@@ -315,8 +332,8 @@ fn kswapd_may_write_file(mm: &Mm, sc: &ScanControl, env: PageoutEnv, pfn: Pfn) -
 /// `pageout()`: clears dirty, sets reclaim and writeback, submits the write.
 /// Inlined into its one caller (a recording test must not move it out of line).
 #[inline(always)]
-fn pageout(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) {
-    mm.trace(|| Tracepoint::WriteFolio { pfn });
+fn pageout<const TRACE: bool>(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) {
+    mm.trace_if::<TRACE>(|| Tracepoint::WriteFolio { pfn });
     mm.start_writeback(pfn);
     mm.frames[pfn].flags.set(PageFlags::RECLAIM);
     mm.stat.count(VmEvent::NrVmscanWrite, 1);
@@ -330,16 +347,16 @@ fn pageout(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut F
 
 /// `__remove_mapping()`: drops the page from its cache slot, stores the shadow,
 /// and frees the frame.
-fn remove_mapping<H: FolioHooks>(mm: &mut Mm, hooks: &mut H, pfn: Pfn, priority: i32) {
+fn remove_mapping<H: FolioHooks, const TRACE: bool>(mm: &mut Mm, hooks: &mut H, pfn: Pfn, priority: i32) {
     let shadow = hooks.eviction_shadow(mm, pfn);
-    mm.trace(|| Tracepoint::SimEvict { pfn, priority, shadow: shadow.map(|s| s.0) });
+    mm.trace_if::<TRACE>(|| Tracepoint::SimEvict { pfn, priority, shadow: shadow.map(|s| s.0) });
     let entry = shadow.map_or(CacheEntry::EMPTY, CacheEntry::shadow);
     let f = mm.frames[pfn];
     if f.flags.has(PageFlags::SWAPCACHE) {
         *mm.swap.cache_mut(f.swap) = entry;
     } else {
         let file = f.owner.as_file().expect("reclaiming an anon page that is not in the swap cache");
-        mm.trace(|| Tracepoint::FilemapDelete { pfn, file, index: f.index });
+        mm.trace_if::<TRACE>(|| Tracepoint::FilemapDelete { pfn, file, index: f.index });
         mm.set_cache_entry(file, f.index, entry);
     }
     mm.frames.free(pfn);

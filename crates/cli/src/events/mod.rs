@@ -33,10 +33,11 @@ pub struct EventArgs {
     /// Stop recording, with a note in the file, once it reaches SIZE (e.g. 200M).
     #[arg(long = "events-max", value_name = "SIZE", default_value = "1G", requires = "file")]
     pub max: String,
-    /// Event layouts: today's kernel (v6), or v3.2's for the events mmtests'
-    /// trace-vmscan-postprocess.pl parses.
-    #[arg(long = "events-format", value_enum, default_value = "v6", requires = "file")]
-    pub format: format::Layout,
+    /// Event layouts: those of the profile's kernel (`profile`), of the
+    /// kernel version given (`v5.9`; `v3.2` for mmtests'
+    /// trace-vmscan-postprocess.pl), or today's (`v6`).
+    #[arg(long = "events-format", value_name = "profile|VERSION", default_value = "profile", requires = "file")]
+    pub format: String,
 }
 
 /// Which records to keep.
@@ -183,6 +184,13 @@ impl EventFile {
             Some(expr) => Filter::parse(expr).map_err(|e| usage(format!("--events-filter: {e}")))?,
             None => Filter::all(),
         };
+        let layout = match args.format.as_str() {
+            "profile" => engine::profile::find(&run.profile).map_or(format::Layout::V6, |p| format::Layout(p.kernel)),
+            "v6" => format::Layout::V6,
+            v => format::Layout(knobs::Version::parse(v).ok_or_else(|| {
+                usage(format!("--events-format {v}: expected `profile` or a kernel version such as v5.9"))
+            })?),
+        };
         let max = knobs::parse_size(&args.max)
             .map_err(|e| usage(format!("--events-max {}: {e} (expected a size such as 200M)", args.max)))?;
         let mut tmp = path.as_os_str().to_owned();
@@ -197,7 +205,7 @@ impl EventFile {
             written: 0,
             max,
             max_text: args.max.clone(),
-            layout: args.format,
+            layout,
             stopped: false,
             lines: 0,
             error: None,

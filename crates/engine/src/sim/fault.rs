@@ -150,9 +150,12 @@ impl Machine {
     /// `lru_cache_add()` on the running thread's CPU: the policy lists the page;
     /// true if the page would already carry `PG_lru` (its add filled the batch).
     pub(super) fn lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: Option<mm::Shadow>) -> bool {
-        self.policy.add_page(&mut self.mm, pfn, origin, shadow);
+        // Recording lists the page out of line: the common path keeps nothing
+        // alive across the policy's call for the records.
         if self.mm.tracing() {
-            self.trace_lru_add(pfn, origin, shadow.is_some());
+            self.traced_lru_add(pfn, origin, shadow);
+        } else {
+            self.policy.add_page(&mut self.mm, pfn, origin, shadow);
         }
         self.lru_batches.add()
     }

@@ -48,7 +48,7 @@ impl Machine {
         if n.state == KswapdState::Napping {
             self.mm.stat.count(VmEvent::KswapdLowWmarkHitQuickly, 1);
         }
-        self.mm.trace(|| Tracepoint::WakeupKswapd);
+        self.mm.trace(|| Tracepoint::WakeupKswapd { nid: node, zid: classzone });
         self.start_balance(node, now);
     }
 
@@ -60,7 +60,7 @@ impl Machine {
         n.gen = self.kswapd_gen;
         n.first_wake_ns.get_or_insert(at);
         n.k.begin(&mut self.mm);
-        self.mm.trace_as(Task::Kswapd, at, || Tracepoint::KswapdWake);
+        self.mm.trace_as(Task::Kswapd(node), at, || Tracepoint::KswapdWake { nid: node });
         if self.cpu_wake(kswapd_actor(node), at) {
             self.queue.push(at, Event::Kswapd(self.kswapd_gen));
         }
@@ -74,7 +74,7 @@ impl Machine {
         };
         let node8 = node as u8;
         let actor = kswapd_actor(node8);
-        self.mm.trace_context(Task::Kswapd, now);
+        self.mm.trace_context(Task::Kswapd(node8), now);
         match self.kswapds[node].state {
             KswapdState::Running => {
                 // Back from a throttling sleep: it runs once it has a CPU.
@@ -113,7 +113,7 @@ impl Machine {
             KswapdState::Napping => {
                 if self.kswapds[node].k.ready_to_sleep(&self.mm) {
                     self.kswapds[node].state = KswapdState::Asleep;
-                    self.mm.trace(|| Tracepoint::KswapdSleep);
+                    self.mm.trace(|| Tracepoint::KswapdSleep { nid: node8 });
                 } else {
                     self.mm.stat.count(VmEvent::KswapdHighWmarkHitQuickly, 1);
                     self.start_balance(node8, now);

@@ -24,13 +24,15 @@ impl SimBuilder {
 }
 
 impl Machine {
-    /// `mm_filemap_add_to_page_cache` (a page-cache page), `mm_lru_insertion`
-    /// and `reclaimsim_lru_add` for a page just listed. Simplification: the
-    /// page-cache insertion is recorded after the refault check (the kernel's
-    /// comes first), so that one test covers the call site.
+    /// The policy lists `pfn` (`add_page`), then `mm_filemap_add_to_page_cache`
+    /// (a page-cache page), `mm_lru_insertion` and `reclaimsim_lru_add` are
+    /// recorded. Simplification: the page-cache insertion is recorded after the
+    /// refault check (the kernel's comes first), so that one test covers the call site.
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: bool) {
+    pub(super) fn traced_lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: Option<mm::Shadow>) {
+        self.policy.add_page(&mut self.mm, pfn, origin, shadow);
+        let shadow = shadow.is_some();
         if matches!(origin, Origin::FileRead | Origin::FileFault) {
             self.mm.trace(|| Tracepoint::FilemapAdd { pfn });
         }

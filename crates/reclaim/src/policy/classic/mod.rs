@@ -319,9 +319,17 @@ impl Classic {
         self.scratch = list;
         self.scratch.clear();
         mm.stat.count(VmEvent::Pgdeactivate, nr_deactivate);
-        let (priority, file, nr_active) = (sc.priority, ty == FILE, nr_rotated);
+        let (priority, file, nr_active, nid) = (sc.priority, ty == FILE, nr_rotated, sc.nid.unwrap_or(0));
         let nr_deactivated = nr_deactivate;
-        mm.trace(|| Tracepoint::ShrinkActive { nr_taken, nr_active, nr_deactivated, nr_referenced, priority, file });
+        mm.trace(|| Tracepoint::ShrinkActive {
+            nr_taken,
+            nr_active,
+            nr_deactivated,
+            nr_referenced,
+            priority,
+            file,
+            nid,
+        });
         let lru_pages = self.lru_pages();
         self.cost.after_active(ty, nr_referenced, nr_rotated, lru_pages);
     }
