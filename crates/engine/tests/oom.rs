@@ -203,3 +203,13 @@ fn mglru_min_ttl_kills_from_kswapd_and_the_page_cache_stays() {
     assert_eq!(r.get("pgfault").unwrap(), thread(&r, "hog").ops + 256);
     assert_eq!(r.get("nr_swap_free"), Some(16383), "every slot is free again");
 }
+
+#[test]
+fn victims_leave_their_cpu_with_cpus_set() {
+    // One CPU shared: the killed hog gives its CPU back, the small process finishes.
+    let r = hog_and_small(&[("cpus", "1")], true).unwrap();
+    assert_eq!(r.get("oom_kill"), Some(1));
+    assert!(thread(&r, "hog").oom_killed_ns.is_some());
+    assert_eq!(thread(&r, "small").ops, 2560);
+    assert!(thread(&r, "small").run_delay_ns > 0, "the two shared the CPU");
+}

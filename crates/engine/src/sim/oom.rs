@@ -37,6 +37,8 @@ const PTRS_PER_TABLE: usize = 512;
 struct Process {
     oom_score_adj: i16,
     regions: Vec<RegionId>,
+    /// Its threads' ids.
+    threads: Vec<usize>,
     /// Its threads that have not ended.
     live: u32,
     /// When the OOM killer killed it.
@@ -45,7 +47,7 @@ struct Process {
 
 impl Process {
     fn new(oom_score_adj: i16) -> Process {
-        Process { oom_score_adj, regions: Vec::new(), live: 0, killed_at: None }
+        Process { oom_score_adj, regions: Vec::new(), threads: Vec::new(), live: 0, killed_at: None }
     }
 }
 
@@ -77,7 +79,10 @@ impl Processes {
 
     /// The next thread belongs to the process being built.
     pub(super) fn add_thread(&mut self) {
-        self.building().live += 1;
+        let tid = self.thread_proc.len();
+        let p = self.building();
+        p.live += 1;
+        p.threads.push(tid);
         self.thread_proc.push(self.procs.len() as u32 - 1);
     }
 
@@ -91,9 +96,15 @@ impl Processes {
         self.thread_proc.get(tid).and_then(|&p| self.procs[p as usize].killed_at)
     }
 
-    /// The processes the OOM killer may look at, in walk (creation) order.
-    fn candidates(&self) -> impl Iterator<Item = usize> + '_ {
-        self.procs.iter().enumerate().filter(|(_, p)| p.live > 0 && p.killed_at.is_none()).map(|(i, _)| i)
+    /// The processes the OOM killer may look at, in walk (creation) order:
+    /// alive, not killed, and with a thread in the OOM's scope.
+    fn candidates<'a>(&'a self, in_scope: &'a dyn Fn(usize) -> bool) -> impl Iterator<Item = usize> + 'a {
+        let alive = |p: &Process| p.live > 0 && p.killed_at.is_none();
+        self.procs
+            .iter()
+            .enumerate()
+            .filter(move |(_, p)| alive(p) && p.threads.iter().any(|&t| in_scope(t)))
+            .map(|(i, _)| i)
     }
 }
 
@@ -104,6 +115,12 @@ pub(super) enum Constraint {
     Global,
     /// `CONSTRAINT_MEMCG`: the memory group's limit (S-MC1: every process is in it).
     Memcg,
+}
+
+/// Every thread: the scope of a machine-wide OOM, and of the one group's
+/// (S-MC1). A group's OOM in a tree passes the threads of its subtree.
+fn every_thread(_: usize) -> bool {
+    true
 }
 
 impl Machine {
@@ -125,11 +142,7 @@ impl Machine {
             Some(m) if memcg => m.oom_totalpages(swap),
             _ => self.mm.frames.len() as u64 + swap,
         };
-        let scores = self.procs.candidates().map(|p| {
-            let proc = &self.procs.procs[p];
-            (p, oom_badness(mm_usage(&self.mm, &proc.regions), proc.oom_score_adj, totalpages))
-        });
-        let Some(victim) = select_bad_process(scores.collect::<Vec<_>>()) else {
+        let Some(victim) = self.select_bad_process(&every_thread, totalpages) else {
             return Err("no process left to kill (every live process has oom_score_adj=-1000)");
         };
         let regions = std::mem::take(&mut self.procs.procs[victim].regions);
@@ -145,6 +158,16 @@ impl Machine {
         // The allocation retries afresh.
         self.stalled_attempts = 0;
         Ok(())
+    }
+
+    /// `select_bad_process()`: the process to kill among those with a thread
+    /// for which `in_scope(thread id)` holds, scored against `totalpages`.
+    fn select_bad_process(&self, in_scope: &dyn Fn(usize) -> bool, totalpages: u64) -> Option<usize> {
+        let scores = self.procs.candidates(in_scope).map(|p| {
+            let proc = &self.procs.procs[p];
+            (p, oom_badness(mm_usage(&self.mm, &proc.regions), proc.oom_score_adj, totalpages))
+        });
+        select_bad_process(scores.collect::<Vec<_>>())
     }
 
     /// The OOM reaper's unmap of `regions` (`__oom_reap_task_mm` then
