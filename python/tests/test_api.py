@@ -81,9 +81,13 @@ def test_bad_input_names_the_problem():
     assert issubclass(reclaimsim.BadInput, ValueError)
 
 
-def test_out_of_memory_is_a_simulation_error():
+def test_out_of_memory_kills_or_is_a_simulation_error():
+    settings = {"memory": "16M", "swap": "ssd:4M"}
+    r = reclaimsim.run("anon:size=2x,passes=1", settings=settings)
+    assert r.vmstat["oom_kill"] == 1
+    assert bool(r.threads["oom_killed"].iloc[0]) and r.threads["oom_killed_ns"].iloc[0] > 0
     with pytest.raises(reclaimsim.SimulationError, match="out of memory"):
-        reclaimsim.run("anon:size=2x,passes=1", settings={"memory": "16M", "swap": "ssd:4M"})
+        reclaimsim.run("anon:size=2x,passes=1", settings={**settings, "vm.panic_on_oom": 1})
 
 
 @pytest.mark.parametrize("kind", ["overview", "memory", "reclaim", "latency"])

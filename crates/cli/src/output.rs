@@ -83,6 +83,8 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
             for (name, v) in &r.memcg {
                 println!("{name} {v}");
             }
+            let events: Vec<String> = r.memcg_events.iter().map(|(name, v)| format!("{name} {v}")).collect();
+            println!("# memcg memory.events: {}", events.join(", "));
             println!();
         }
     }
@@ -169,6 +171,11 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
             line += &format!(" {:>8}", us(*v as f64));
         }
         println!("{line}");
+    }
+    for t in &r.threads {
+        if let Some(at) = t.oom_killed_ns {
+            println!("# oom-killed         {} at {} s (stopped at {} s)", t.name, secs(at), secs(t.end_ns));
+        }
     }
     print_transactions(r);
 }

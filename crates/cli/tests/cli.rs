@@ -65,8 +65,13 @@ fn bad_input_exits_2_with_a_clear_message() {
 }
 
 #[test]
-fn out_of_memory_is_an_error_not_a_hang() {
-    let out = reclaimsim(&["run", "-q", "-w", "anon:size=2x,pattern=idle", "--set", "memory=4M", "--set", "swap=none"]);
+fn out_of_memory_kills_or_is_an_error_not_a_hang() {
+    let args = ["run", "-w", "anon:size=2x,pattern=idle", "--set", "memory=4M", "--set", "swap=none"];
+    let out = reclaimsim(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("oom_kill 1") && stdout.contains("# oom-killed         anon#0/0 at"), "{stdout}");
+    let out = reclaimsim(&[&args[..], &["-q", "--set", "vm.panic_on_oom=1"]].concat());
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("out of memory"));
 }

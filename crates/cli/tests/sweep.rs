@@ -112,7 +112,7 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_runs() {
 fn failed_runs_are_recorded_and_retried() {
     let d = dir("fail");
     let spec = d.join("s.toml");
-    std::fs::write(&spec, "workloads = [\"anon:size=2x,passes=1\", \"anon:size=0.5x,passes=1\"]\n[settings]\nmemory = \"16M\"\nswap = \"ssd:4M\"\n").unwrap();
+    std::fs::write(&spec, "workloads = [\"anon:size=2x,passes=1\", \"anon:size=0.5x,passes=1\"]\n[settings]\nmemory = \"16M\"\nswap = \"ssd:4M\"\nvm.panic_on_oom = 1\n").unwrap();
     let out = sweep(&spec, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");

@@ -13,6 +13,7 @@
 pub mod config;
 pub mod device;
 pub mod memcg;
+pub mod oom;
 pub mod profile;
 pub mod program;
 pub mod psi;

@@ -96,6 +96,10 @@ pub struct Memcg {
     pub failcnt: u64,
     /// Limit reclaim invocations (`memory.events` max).
     pub max_events: u64,
+    /// Group OOMs (`memory.events` oom): charges that found limit reclaim hopeless.
+    pub oom_events: u64,
+    /// Processes of the group the OOM killer killed (`memory.events` oom_kill).
+    pub oom_kill_events: u64,
     /// Charges between statistics flushes (0 = exact statistics).
     pub stats_flush: u64,
 }
@@ -110,6 +114,8 @@ impl Memcg {
             pgpgin: 0,
             failcnt: 0,
             max_events: 0,
+            oom_events: 0,
+            oom_kill_events: 0,
             stats_flush,
         }
     }
@@ -150,6 +156,18 @@ impl Memcg {
         }
         self.max_events += 1;
         Charge::OverLimit
+    }
+
+    /// `mem_cgroup_get_max()` of a cgroup-v1 group (memsw unlimited): the
+    /// limit, plus the machine's `swap_pages` when the group may swap; the
+    /// OOM killer's `totalpages` for the group's OOM.
+    pub fn oom_totalpages(&self, swap_pages: u64) -> u64 {
+        (self.limit + if self.swappiness > 0 { swap_pages } else { 0 }).max(1)
+    }
+
+    /// `memory.events` (the v2 names; v1 shows oom_kill in memory.oom_control).
+    pub fn memory_events(&self) -> Vec<(&'static str, u64)> {
+        vec![("max", self.max_events), ("oom", self.oom_events), ("oom_kill", self.oom_kill_events)]
     }
 
     /// `mem_cgroup_margin()`: pages that can still be charged.

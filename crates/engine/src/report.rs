@@ -33,6 +33,8 @@ pub struct ThreadReport {
     pub txn_latency_ns: [(f64, u64); 9],
     /// Mean transaction latency, ns.
     pub txn_latency_mean_ns: f64,
+    /// When the OOM killer killed the thread's process (its `end_ns` is when it stopped).
+    pub oom_killed_ns: Option<Nanos>,
 }
 
 impl ThreadReport {
@@ -72,6 +74,8 @@ pub struct RunReport {
     pub vmstat: Vec<(&'static str, u64)>,
     /// The memory cgroup's `memory.stat` (cgroup v1 names and units), empty without `memcg.limit`.
     pub memcg: Vec<(&'static str, u64)>,
+    /// The memory cgroup's `memory.events` (max, oom, oom_kill), empty without `memcg.limit`.
+    pub memcg_events: Vec<(&'static str, u64)>,
     /// zram's `mm_stat` columns by name, then `io_stat`'s `failed_writes`; empty unless swap is on zram.
     pub zram: Vec<(&'static str, u64)>,
     /// Per-thread results.

@@ -8,8 +8,10 @@
 //! - lists by type: the policy's anon and file list sizes equal the pages
 //!   flagged `PG_lru` of each type, and every mapped page is on a list;
 //! - determinism: the same seed gives the same report, another seed another;
-//! - OOM: anonymous memory beyond RAM without swap ends in the engine's
-//!   `OutOfMemory` result, not a panic or a hang;
+//! - OOM: anonymous memory beyond RAM without swap ends in the OOM killer's
+//!   kill of the process (its pages reaped from the policy's lists, paranoid
+//!   checks after), or with `vm.panic_on_oom=1` in the engine's `OutOfMemory`
+//!   result, not a panic or a hang;
 //! - refaults: every evicted file page leaves a shadow, and a read of a page
 //!   whose slot holds a shadow counts exactly one `workingset_refault_file`;
 //! - controls: each declared control can be read; any other name is
@@ -17,7 +19,7 @@
 //!
 //! A new policy gets all of this by its registry line alone.
 
-use engine::{Access, RunReport, Sim, SimBuilder, SimError};
+use engine::{Access, Config, RunReport, Sim, SimBuilder, SimError};
 use mm::{CacheEntry, FileId, Mm, PageFlags, RegionId, VmEvent};
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::registry::{self, POLICIES};
@@ -149,11 +151,19 @@ fn every_policy_is_deterministic() {
 #[test]
 fn every_policy_runs_out_of_memory_cleanly_without_swap() {
     for p in POLICIES {
-        let mut b = machine(p.name, "none");
-        let region: RegionId = b.add_anon_region(2 * MEMORY_PAGES as u32);
-        let writes = (0..2 * MEMORY_PAGES as u32).map(|page| Access::Mem { region, page, write: true }).collect();
-        b.add_thread("hog", Box::new(Script::new(writes)));
-        match b.build().run(&mut |_| {}) {
+        let hog = |panic_on_oom: &str| {
+            let c = testkit::config("v6.2", &[("lru", p.name), ("memory", "4M"), ("vm.panic_on_oom", panic_on_oom)]);
+            let mut b = SimBuilder::new(Config { swap_bytes: 0, ..c }).unwrap();
+            let region: RegionId = b.add_anon_region(2 * MEMORY_PAGES as u32);
+            let writes = (0..2 * MEMORY_PAGES as u32).map(|page| Access::Mem { region, page, write: true }).collect();
+            b.add_thread("hog", Box::new(Script::new(writes)));
+            b.build().paranoid().run(&mut |_| {})
+        };
+        let r = hog("0").unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        assert!(r.threads[0].oom_killed_ns.is_some(), "{}", p.name);
+        assert_eq!(r.get("oom_kill"), Some(1), "{}", p.name);
+        assert_eq!(r.get("nr_free_pages"), Some(MEMORY_PAGES), "{}: every page is back", p.name);
+        match hog("1") {
             Err(SimError::OutOfMemory { thread, .. }) => assert_eq!(thread, "hog", "{}", p.name),
             other => panic!("{}: expected OutOfMemory, got {other:?}", p.name),
         }

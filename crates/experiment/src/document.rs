@@ -20,9 +20,10 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
-    /// The result document: `config` (enough to re-run), `vmstat`, `threads`,
-    /// `reclaim`, `sim`, `snapshots` when threads took some, and `timeseries`
-    /// when the run was sampled.
+    /// The result document: `config` (enough to re-run), `vmstat`, `threads`
+    /// (with `oom_killed` and `oom_killed_ns` on a thread the OOM killer
+    /// killed), `reclaim`, `sim`, `memcg_events` with a memory cgroup,
+    /// `snapshots` when threads took some, and `timeseries` when the run was sampled.
     /// `wall_seconds` is the only value that is not a function of the inputs.
     pub fn result_json(&self, r: &RunReport, wall_seconds: f64) -> Value {
         let settings = typed_settings(&self.config);
@@ -59,7 +60,7 @@ impl RunInfo {
                     .iter()
                     .map(|(p, v)| (format!("p{p}"), json!(v)))
                     .collect();
-                json!({
+                let mut thread = json!({
                     "name": t.name,
                     "ops": t.ops,
                     "ops_per_sec": t.ops_per_sec(),
@@ -73,7 +74,12 @@ impl RunInfo {
                     "txns_per_sec": t.txns_per_sec(),
                     "txn_latency_ns": t.txn_latency_ns.iter().map(|(p, v)| (format!("p{p}"), json!(v))).collect::<Map<String, Value>>(),
                     "txn_latency_mean_ns": t.txn_latency_mean_ns,
-                })
+                });
+                if let Some(at) = t.oom_killed_ns {
+                    thread["oom_killed"] = json!(true);
+                    thread["oom_killed_ns"] = json!(at);
+                }
+                thread
             })
             .collect();
         let mut config = json!({
@@ -116,6 +122,10 @@ impl RunInfo {
                 "wall_seconds": wall_seconds,
             },
         });
+        if !r.memcg_events.is_empty() {
+            let events: Map<String, Value> = r.memcg_events.iter().map(|&(k, v)| (k.into(), v.into())).collect();
+            doc["memcg_events"] = Value::Object(events);
+        }
         if !r.snapshots.is_empty() {
             let snaps = r.snapshots.iter().map(|s| {
                 let vmstat: serde_json::Map<String, Value> =

@@ -141,6 +141,9 @@ pub struct ScanControl {
     pub reclaim_idx: mm::ZoneId,
     /// The node being reclaimed (`None`: pages of every node may be taken).
     pub nid: Option<u8>,
+    /// kswapd's aging asks for the OOM killer (MGLRU's `min_ttl_ms` found
+    /// every generation too young); the engine invokes it.
+    pub oom: bool,
 }
 
 impl ScanControl {
@@ -166,6 +169,7 @@ impl ScanControl {
             throttle: None,
             reclaim_idx: mm::ZoneId::Movable,
             nid: None,
+            oom: false,
         }
     }
 }

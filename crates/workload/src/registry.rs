@@ -240,12 +240,12 @@ pub fn add_workload(
         valid: WORKLOADS.iter().map(|w| w.name).collect(),
     })?;
     let mut values: Vec<String> = workload.params.iter().map(|p| p.default.to_string()).collect();
-    let (placement, placed) = placement(workload.name, spec)?;
-    for (k, v) in spec.params.iter().filter(|(k, _)| !PLACEMENT_PARAMS.iter().any(|p| p.key == k)) {
+    let (common, placed) = common(workload.name, spec)?;
+    for (k, v) in spec.params.iter().filter(|(k, _)| !COMMON_PARAMS.iter().any(|p| p.key == k)) {
         let i = workload.params.iter().position(|p| p.key == k).ok_or_else(|| SpecError::UnknownParam {
             workload: workload.name.into(),
             key: k.clone(),
-            valid: workload.params.iter().chain(PLACEMENT_PARAMS).map(|p| p.key).collect(),
+            valid: workload.params.iter().chain(COMMON_PARAMS).map(|p| p.key).collect(),
         })?;
         values[i] = v.clone();
     }
@@ -257,31 +257,47 @@ pub fn add_workload(
     let bad_node = |expected: String| SpecError::BadValue {
         workload: workload.name.into(),
         key: "node".into(),
-        value: placement.node.to_string(),
+        value: common.placement.node.to_string(),
         expected,
     };
-    builder.set_placement(placement).map_err(bad_node)?;
+    builder.set_placement(common.placement).map_err(bad_node)?;
+    // The workload instance is one process (S-OOM1); the value was checked by `common`.
+    builder.begin_process(common.oom_score_adj).expect("oom_score_adj in range");
     let mut ctx = Ctx::new(workload, values, builder, seed, index);
     let built = (workload.build)(&mut ctx);
     builder.set_placement(Placement::default()).expect("node 0 always exists");
     built.map(|()| resolved)
 }
 
-/// Parameters every workload takes: where its threads run and place memory.
-pub const PLACEMENT_PARAMS: &[Param] = &[
+/// Parameters every workload takes: where its threads run and place memory,
+/// and its process's `oom_score_adj`.
+pub const COMMON_PARAMS: &[Param] = &[
     p("node", "0", "NUMA node its threads run on (numa.nodes); memory comes from it first"),
     p(
         "mempolicy",
         "local",
         "local (the running node, then the nearest), bind (that node only) or interleave (every node in turn)",
     ),
+    p(
+        "oom_score_adj",
+        "0",
+        "-1000..1000: added to its OOM badness in thousandths of the memory the OOM is about; -1000 = never OOM-killed",
+    ),
 ];
 
-/// The `node=` and `mempolicy=` parameters of `spec`, and those given (kept in the resolved spec).
-fn placement(workload: &str, spec: &WorkloadSpec) -> Result<(Placement, Vec<(String, String)>), SpecError> {
-    let mut p = Placement::default();
+/// The values of the common parameters of one workload instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Common {
+    placement: Placement,
+    oom_score_adj: i16,
+}
+
+/// The common parameters of `spec` ([`COMMON_PARAMS`]), and those given (kept in the resolved spec).
+fn common(workload: &str, spec: &WorkloadSpec) -> Result<(Common, Vec<(String, String)>), SpecError> {
+    let mut c = Common::default();
+    let p = &mut c.placement;
     let mut given = Vec::new();
-    for (k, v) in spec.params.iter().filter(|(k, _)| PLACEMENT_PARAMS.iter().any(|p| p.key == k)) {
+    for (k, v) in spec.params.iter().filter(|(k, _)| COMMON_PARAMS.iter().any(|p| p.key == k)) {
         let bad = |expected: &str| SpecError::BadValue {
             workload: workload.into(),
             key: k.clone(),
@@ -290,6 +306,12 @@ fn placement(workload: &str, spec: &WorkloadSpec) -> Result<(Placement, Vec<(Str
         };
         if k == "node" {
             p.node = v.parse().map_err(|_| bad("a node number, 0..numa.nodes"))?;
+        } else if k == "oom_score_adj" {
+            c.oom_score_adj = v
+                .parse()
+                .ok()
+                .filter(|a: &i16| (-1000..=1000).contains(a))
+                .ok_or_else(|| bad("an integer in -1000..=1000"))?;
         } else {
             p.policy = match v.as_str() {
                 "local" => MemPolicy::Local,
@@ -300,7 +322,7 @@ fn placement(workload: &str, spec: &WorkloadSpec) -> Result<(Placement, Vec<(Str
         }
         given.push((k.clone(), v.clone()));
     }
-    Ok((p, given))
+    Ok((c, given))
 }
 
 #[cfg(test)]
@@ -308,13 +330,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn placement_parameters_are_common_and_checked() {
-        let spec = WorkloadSpec::parse("anon:node=1,mempolicy=interleave,size=4M").unwrap();
-        let (p, given) = placement("anon", &spec).unwrap();
-        assert_eq!(p, Placement { node: 1, policy: MemPolicy::Interleave });
-        assert_eq!(given.len(), 2);
-        for bad in ["anon:node=x", "anon:mempolicy=preferred"] {
-            assert!(placement("anon", &WorkloadSpec::parse(bad).unwrap()).is_err(), "{bad}");
+    fn common_parameters_are_checked() {
+        let spec = WorkloadSpec::parse("anon:node=1,mempolicy=interleave,size=4M,oom_score_adj=-1000").unwrap();
+        let (c, given) = common("anon", &spec).unwrap();
+        assert_eq!(c.placement, Placement { node: 1, policy: MemPolicy::Interleave });
+        assert_eq!(c.oom_score_adj, -1000);
+        assert_eq!(given.len(), 3);
+        for bad in ["anon:node=x", "anon:mempolicy=preferred", "anon:oom_score_adj=1001", "anon:oom_score_adj=x"] {
+            assert!(common("anon", &WorkloadSpec::parse(bad).unwrap()).is_err(), "{bad}");
         }
     }
 }

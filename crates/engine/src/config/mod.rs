@@ -111,6 +111,8 @@ pub struct Config {
     pub sched: SchedKnobs,
     /// Zones and NUMA nodes (`zones`, `numa.*`).
     pub numa: NumaKnobs,
+    /// The OOM killer's sysctls (`vm.panic_on_oom`).
+    pub oom: crate::oom::OomKnobs,
 }
 
 impl Default for Config {
@@ -138,6 +140,7 @@ impl Default for Config {
             zram: ZramKnobs::default(),
             sched: SchedKnobs::default(),
             numa: NumaKnobs::default(),
+            oom: Default::default(),
         }
     }
 }

@@ -27,6 +27,7 @@ pub static SETTINGS: LazyLock<Vec<Setting>> = LazyLock::new(|| {
     t.extend(Setting::lift(sched::KNOBS, "", "", |c| &c.sched, |c| &mut c.sched));
     t.extend(Setting::lift(cpu::KNOBS, "cpu.", "", |c| &c.cpu, |c| &mut c.cpu));
     t.extend(Setting::lift(numa::KNOBS, "", "", |c| &c.numa, |c| &mut c.numa));
+    t.extend(Setting::lift(crate::oom::KNOBS, "", "", |c| &c.oom, |c| &mut c.oom));
     t
 });
 

@@ -117,6 +117,7 @@ impl SimBuilder {
                 waker: None,
                 cpu_slice_end: crate::Nanos::MAX,
                 snapshots: Vec::new(),
+                procs: Default::default(),
             },
             threads: Vec::new(),
         })
@@ -127,9 +128,22 @@ impl SimBuilder {
         self.m.mm.frames.len() as u64
     }
 
-    /// Adds an anonymous region (a process's private memory) of `pages` pages.
+    /// Starts a process with `oom_score_adj` (-1000..=1000; -1000: the OOM
+    /// killer never kills it): the regions and threads added from now on are
+    /// its. Before the first call they belong to one process with adjustment 0.
+    pub fn begin_process(&mut self, oom_score_adj: i16) -> Result<(), String> {
+        if !(crate::oom::OOM_SCORE_ADJ_MIN..=crate::oom::OOM_SCORE_ADJ_MAX).contains(&oom_score_adj) {
+            return Err(format!("oom_score_adj {oom_score_adj}: expected -1000..=1000"));
+        }
+        self.m.procs.begin(oom_score_adj);
+        Ok(())
+    }
+
+    /// Adds an anonymous region (private memory of the current process) of `pages` pages.
     pub fn add_anon_region(&mut self, pages: u32) -> RegionId {
-        self.m.mm.add_anon_region(pages)
+        let r = self.m.mm.add_anon_region(pages);
+        self.m.procs.add_region(r);
+        r
     }
 
     /// Adds a file of `pages` pages on the filesystem device.
@@ -137,10 +151,12 @@ impl SimBuilder {
         self.m.mm.add_file(pages)
     }
 
-    /// Maps `pages` pages of `file` from page `offset`; `exec` marks it `VM_EXEC`.
+    /// Maps `pages` pages of `file` from page `offset` into the current
+    /// process; `exec` marks it `VM_EXEC`.
     pub fn map_file(&mut self, file: FileId, offset: u32, pages: u32, exec: bool) -> RegionId {
         let r = self.m.mm.map_file(file, offset, pages);
         self.m.mm.regions[r.0 as usize].exec = exec;
+        self.m.procs.add_region(r);
         r
     }
 
@@ -154,11 +170,12 @@ impl SimBuilder {
         Ok(ControlWrite(self.m.control_texts.len() as u32 - 1))
     }
 
-    /// Adds a workload thread.
+    /// Adds a workload thread to the current process.
     pub fn add_thread(&mut self, name: impl Into<String>, program: Box<dyn Program>) {
         let id = self.threads.len() as u32;
         self.m.psi.task_start(0);
         self.m.numa.add_task();
+        self.m.procs.add_thread();
         self.threads.push(Thread {
             name: name.into(),
             program,
@@ -176,6 +193,7 @@ impl SimBuilder {
                 hist: Histogram::new(3).expect("3 significant figures is valid"),
             }),
             done: false,
+            oom_killed_ns: None,
         });
         self.m.queue.push(0, Event::Thread(id));
     }

@@ -3,7 +3,7 @@
 //! napping before sleep.
 
 use super::queue::Event;
-use super::Machine;
+use super::{Machine, SimError};
 use crate::sched::kswapd_actor;
 use crate::{Nanos, JIFFY_NS};
 use mm::tracepoint::{Task, Tracepoint};
@@ -67,10 +67,11 @@ impl Machine {
     }
 
     /// A kswapd timer of generation `gen` fired: run a balance step of its
-    /// node, or end a nap; a stale timer does nothing.
-    pub(super) fn kswapd_event(&mut self, gen: u64, now: Nanos) {
+    /// node, or end a nap; a stale timer does nothing. Fails if the step's
+    /// aging asked for the OOM killer and it killed nothing.
+    pub(super) fn kswapd_event(&mut self, gen: u64, now: Nanos) -> Result<(), SimError> {
         let Some(node) = self.kswapds.iter().position(|n| n.gen == gen && n.state != KswapdState::Asleep) else {
-            return;
+            return Ok(());
         };
         let node8 = node as u8;
         let actor = kswapd_actor(node8);
@@ -79,10 +80,15 @@ impl Machine {
             KswapdState::Running => {
                 // Back from a throttling sleep: it runs once it has a CPU.
                 if !self.cpu_wake(actor, now) {
-                    return;
+                    return Ok(());
                 }
                 let env = self.pageout_env(now);
                 let step = self.kswapds[node].k.step(&mut self.mm, self.policy.as_mut(), env);
+                if step.sc.oom {
+                    // lru_gen_age_node(): kswapd calls out_of_memory() itself.
+                    let c = super::oom::Constraint::Global;
+                    self.out_of_memory(c, now).map_err(|why| super::oom_error(c, now, format!("kswapd{node}"), why))?;
+                }
                 let cpu = self.work_cost(&step.sc.work).max(self.cfg.cpu.kswapd_pass_ns);
                 self.kswapd_cpu_ns += cpu;
                 self.kswapd_work.add(&step.sc.work);
@@ -121,5 +127,6 @@ impl Machine {
             }
             KswapdState::Asleep => unreachable!("found above among the awake"),
         }
+        Ok(())
     }
 }

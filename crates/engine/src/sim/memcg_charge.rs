@@ -20,7 +20,8 @@ impl Machine {
     /// faulting task while the charge would exceed the limit. Returns the
     /// reclaim stall (a memory stall for PSI; its CPU is counted with direct
     /// reclaim's). After `MAX_RECLAIM_RETRIES` reclaim attempts without
-    /// progress the group is out of memory.
+    /// progress the group is out of memory (the caller invokes the OOM killer,
+    /// then charges again with fresh retries, as `try_charge_memcg()` does).
     pub(super) fn memcg_charge(&mut self, now: Nanos) -> Result<Nanos, Stall> {
         let mut stall = 0;
         let mut retries = MAX_RECLAIM_RETRIES;
@@ -58,7 +59,7 @@ impl Machine {
                 return Err(self.throttle(now + stall));
             }
             if retries == 0 {
-                return Err(Stall::MemcgOom);
+                return Err(Stall::MemcgOom(now + stall));
             }
             retries -= 1;
         }

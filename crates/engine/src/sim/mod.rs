@@ -15,6 +15,7 @@
 //!   completions, reclaim throttling waits;
 //! - `reclaim_clock`: the context of one reclaim call and time passing in it;
 //! - `memcg_charge`: the memory cgroup's charge and limit-reclaim loop;
+//! - `oom`: the processes, the OOM killer and its reaper;
 //! - `cpus`: the actors on the CPUs with `cpus=N` (taking a CPU, sleeping,
 //!   preemption points, dispatching the next actor);
 //! - `lru_batch`, `hooks`, `control` (policy control reads and writes), `report`.
@@ -51,6 +52,7 @@ mod hooks;
 mod kswapd;
 mod lru_batch;
 mod memcg_charge;
+mod oom;
 mod page_alloc;
 pub use page_alloc::{MemPolicy, Placement};
 mod queue;
@@ -66,36 +68,41 @@ use queue::{Event, EventQueue};
 #[non_exhaustive]
 pub enum SimError {
     /// Reclaim could free nothing for too long: the workload needs more memory
-    /// than RAM plus swap.
+    /// than RAM plus swap, and the OOM killer killed nothing.
     OutOfMemory {
         /// Virtual time of the failure.
         at_ns: Nanos,
         /// The thread that could not allocate.
         thread: String,
+        /// Why the OOM killer killed nothing.
+        killer: &'static str,
     },
     /// The memory cgroup's limit reclaim made no progress `MAX_RECLAIM_RETRIES`
-    /// times in a row (the kernel's memcg OOM).
+    /// times in a row (the kernel's memcg OOM), and the OOM killer killed nothing.
     MemcgOutOfMemory {
         /// Virtual time of the failure.
         at_ns: Nanos,
         /// The thread whose charge failed.
         thread: String,
+        /// Why the OOM killer killed nothing.
+        killer: &'static str,
     },
 }
 
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SimError::OutOfMemory { at_ns, thread } => write!(
+            SimError::OutOfMemory { at_ns, thread, killer } => write!(
                 f,
                 "out of memory at {:.3} s: thread {thread} could not allocate a page and reclaim made no progress; \
-                 the workload needs more than memory + swap (raise `memory` or `swap`)",
+                 the workload needs more than memory + swap (raise `memory` or `swap`); the OOM killer killed nothing: {killer}",
                 *at_ns as f64 / 1e9
             ),
-            SimError::MemcgOutOfMemory { at_ns, thread } => write!(
+            SimError::MemcgOutOfMemory { at_ns, thread, killer } => write!(
                 f,
                 "memory cgroup out of memory at {:.3} s: thread {thread} could not charge a page and limit reclaim made no progress; \
-                 the workload needs more than memcg.limit + swap (raise `memcg.limit` or `swap`, or memcg.swappiness > 0)",
+                 the workload needs more than memcg.limit + swap (raise `memcg.limit` or `swap`, or memcg.swappiness > 0); \
+                 the OOM killer killed nothing: {killer}",
                 *at_ns as f64 / 1e9
             ),
         }
@@ -117,9 +124,30 @@ pub struct Progress {
 enum Stall {
     /// Retry the access at this time.
     Retry(Nanos),
-    Oom,
-    /// The memory cgroup is out of memory.
-    MemcgOom,
+    /// The machine is out of memory at this time.
+    Oom(Nanos),
+    /// The memory cgroup is out of memory at this time.
+    MemcgOom(Nanos),
+}
+
+impl Stall {
+    /// The OOM's scope and time, if this is an OOM.
+    fn oom(&self) -> Option<(oom::Constraint, Nanos)> {
+        match *self {
+            Stall::Retry(_) => None,
+            Stall::Oom(at) => Some((oom::Constraint::Global, at)),
+            Stall::MemcgOom(at) => Some((oom::Constraint::Memcg, at)),
+        }
+    }
+}
+
+/// The run's error for an OOM of scope `c` that `thread` met at `at_ns`,
+/// when the OOM killer killed nothing (`killer` says why).
+fn oom_error(c: oom::Constraint, at_ns: Nanos, thread: String, killer: &'static str) -> SimError {
+    match c {
+        oom::Constraint::Global => SimError::OutOfMemory { at_ns, thread, killer },
+        oom::Constraint::Memcg => SimError::MemcgOutOfMemory { at_ns, thread, killer },
+    }
 }
 
 /// The simulated machine without its threads.
@@ -175,6 +203,8 @@ struct Machine {
     cpu_slice_end: Nanos,
     /// Counter snapshots threads asked for (`Step::Snapshot`).
     snapshots: Vec<Snapshot>,
+    /// The processes: their regions, threads, `oom_score_adj` and kills.
+    procs: oom::Processes,
 }
 
 struct Thread {
@@ -190,6 +220,8 @@ struct Thread {
     /// Transactions, for workloads that mark them (boxed: off the hot path).
     txns: Box<Txns>,
     done: bool,
+    /// When the OOM killer killed its process.
+    oom_killed_ns: Option<Nanos>,
 }
 
 /// A thread's transactions: the open one's start, the first one's, count and latencies.
@@ -198,6 +230,17 @@ struct Txns {
     first: Option<Nanos>,
     count: u64,
     hist: Histogram<u64>,
+}
+
+impl Thread {
+    /// The thread ends at its clock, by itself or killed at `killed` by the OOM killer.
+    fn end(&mut self, m: &mut Machine, actor: Actor, killed: Option<Nanos>) {
+        m.psi.task_end(self.clock);
+        m.cpu_sleep(actor, self.clock);
+        self.done = true;
+        self.pending = None;
+        self.oom_killed_ns = killed;
+    }
 }
 
 impl Txns {
@@ -260,7 +303,7 @@ impl Sim {
             self.m.events += 1;
             match ev {
                 Event::Thread(tid) => self.run_thread(tid as usize, now, limit)?,
-                Event::Kswapd(gen) => self.m.kswapd_event(gen, now),
+                Event::Kswapd(gen) => self.m.kswapd_event(gen, now)?,
                 Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
                 Event::Flusher(gen) if gen == self.m.flusher.gen => self.m.flusher_event(now),
                 Event::Flusher(_) => {}
@@ -295,6 +338,11 @@ impl Sim {
         // A thread dispatched onto a CPU resumes when it gets it.
         th.clock = th.clock.max(now);
         if !m.cpu_enter(actor, th.clock) {
+            return Ok(());
+        }
+        if let Some(at) = m.procs.killed_at(tid) {
+            // Killed by the OOM killer while it ran ahead or slept: it ends here.
+            th.end(m, actor, Some(at));
             return Ok(());
         }
         let lru_cpu = m.cpu_index(actor, tid);
@@ -332,9 +380,8 @@ impl Sim {
                         continue;
                     }
                     Step::Done => {
-                        m.psi.task_end(th.clock);
-                        m.cpu_sleep(actor, th.clock);
-                        th.done = true;
+                        m.procs.thread_exit(tid);
+                        th.end(m, actor, None);
                         return Ok(());
                     }
                 },
@@ -380,9 +427,22 @@ impl Sim {
                         }
                         th.clock = at;
                     }
-                    Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: th.clock, thread: th.name.clone() }),
-                    Err(Stall::MemcgOom) => {
-                        return Err(SimError::MemcgOutOfMemory { at_ns: th.clock, thread: th.name.clone() })
+                    Err(stall) => {
+                        let (c, at) = stall.oom().expect("the other stalls are matched above");
+                        if let Err(why) = m.out_of_memory(c, at) {
+                            return Err(oom_error(c, th.clock, th.name.clone(), why));
+                        }
+                        m.psi.stall(th.clock, at);
+                        m.refault_stall_ns = 0;
+                        th.reclaim_stall_ns += at - th.clock;
+                        th.clock = at;
+                        if m.procs.killed_at(tid).is_some() {
+                            // The allocating thread was the victim: it dies in the fault.
+                            th.end(m, actor, Some(at));
+                            return Ok(());
+                        }
+                        // The allocation is retried after the kill.
+                        th.pending = Some((access, started));
                     }
                 }
                 horizon = m.horizon_after(th.clock, limit);
@@ -409,9 +469,11 @@ impl Sim {
                 match self.m.slow_access(a, 0) {
                     Ok(_) => break,
                     Err(Stall::Retry(_)) => self.drain_writeback(),
-                    Err(Stall::Oom) => return Err(SimError::OutOfMemory { at_ns: 0, thread: "access_now".into() }),
-                    Err(Stall::MemcgOom) => {
-                        return Err(SimError::MemcgOutOfMemory { at_ns: 0, thread: "access_now".into() })
+                    Err(stall) => {
+                        let (c, _) = stall.oom().expect("the other stall is matched above");
+                        if let Err(why) = self.m.out_of_memory(c, 0) {
+                            return Err(oom_error(c, 0, "access_now".into(), why));
+                        }
                     }
                 }
             }

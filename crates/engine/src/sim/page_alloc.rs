@@ -242,14 +242,15 @@ impl Machine {
 
     /// S-EN3: an allocation that reclaim could not satisfy waits until something
     /// can change (the next event, at most one jiffy), then retries; after
-    /// `OOM_STALL_LIMIT` such waits in a row without progress it fails.
+    /// `OOM_STALL_LIMIT` such waits in a row without progress the machine is
+    /// out of memory (the caller invokes the OOM killer).
     pub(super) fn throttle(&mut self, at: Nanos) -> Stall {
         // Writes in flight will free pages: waiting for them is not a failure.
         if self.mm.dirty.nr_writeback == 0 {
             self.stalled_attempts += 1;
         }
         if self.stalled_attempts > OOM_STALL_LIMIT {
-            return Stall::Oom;
+            return Stall::Oom(at);
         }
         let retry = (at + JIFFY_NS).min(self.queue.next_time().max(at + 1));
         let (usec_timeout, usec_delayed, reason) = (JIFFY_NS / 1000, (retry - at) / 1000, ThrottleState::NoProgress);

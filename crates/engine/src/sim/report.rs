@@ -70,6 +70,7 @@ impl Sim {
                     first_txn_ns: t.txns.first.unwrap_or(0),
                     txn_latency_ns: percentiles(&t.txns.hist),
                     txn_latency_mean_ns: t.txns.hist.mean(),
+                    oom_killed_ns: t.oom_killed_ns,
                 }
             })
             .collect();
@@ -78,6 +79,7 @@ impl Sim {
         RunReport {
             vmstat,
             memcg,
+            memcg_events: self.m.memcg.as_ref().map_or_else(Vec::new, crate::memcg::Memcg::memory_events),
             zram,
             threads,
             virtual_ns: end,

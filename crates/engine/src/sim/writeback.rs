@@ -234,9 +234,14 @@ pub(super) fn submit_writes(
     }
 }
 
-/// `folio_end_writeback()`: a `PG_reclaim` page is rotated to the inactive tail.
+/// `folio_end_writeback()`: a `PG_reclaim` page is rotated to the inactive
+/// tail; a swap-out of an OOM-killed process's page frees it (S-OOM2).
 pub(super) fn end_writeback(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, pfn: Pfn) {
-    if mm.end_writeback(pfn) {
+    let rotate = mm.end_writeback(pfn);
+    if super::oom::orphaned(mm, pfn) && super::oom::reap_anon_page(mm, policy, pfn) {
+        return;
+    }
+    if rotate {
         policy.rotate_reclaimable(mm, pfn);
     }
 }

@@ -91,10 +91,11 @@ pub trait ReclaimPolicy {
     /// (`folio_rotate_reclaimable`).
     fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn);
 
-    /// `invalidate_mapping_pages()` (an inode shrinker dropping its pages)
-    /// reached `pfn`, a clean, unmapped page on the LRU: take it off the
-    /// lists so the caller can free it. False if the policy cannot, and the
-    /// page stays. Default: false.
+    /// A page on the LRU is freed outside reclaim: `invalidate_mapping_pages()`
+    /// (an inode shrinker dropping a clean, unmapped page) or the unmap of an
+    /// OOM-killed process's anonymous page (any list, dirty or not). Take it
+    /// off the lists so the caller can free it. False if the policy cannot,
+    /// and the page stays. Default: false.
     fn invalidate_page(&mut self, _mm: &mut Mm, _pfn: Pfn) -> bool {
         false
     }

@@ -20,9 +20,9 @@
 //!
 //! Simplifications: S-MG1 (walk scheduling and non-leaf accessed bits, see
 //! `aging`), S-MG2 (one zone, no clean retry, see `evict`), S-MG3: one lruvec
-//! (no memcg LRU, no per-memcg mm lists), `NR_HIST_GENS` = 1, no OOM kill for
-//! `min_ttl_ms` (the invocation is counted), kswapd's `memcgs_need_aging`
-//! shortcut is absent.
+//! (no memcg LRU, no per-memcg mm lists), `NR_HIST_GENS` = 1, kswapd's
+//! `memcgs_need_aging` shortcut is absent. `min_ttl_ms` asks the engine for
+//! the OOM killer (`ScanControl::oom`) and counts the invocation.
 
 mod aging;
 mod bloom;

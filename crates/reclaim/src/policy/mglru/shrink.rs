@@ -140,7 +140,7 @@ impl Mglru {
     }
 
     /// `lru_gen_age_node()` (kswapd): age if needed, unless `min_ttl_ms` protects
-    /// the oldest generation; if it does, the kernel invokes the OOM killer.
+    /// the oldest generation; if it does, it asks for the OOM killer (`sc.oom`).
     pub(super) fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         let can_swap = self.get_swappiness(mm, sc) != 0;
         let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
@@ -150,6 +150,7 @@ impl Mglru {
             let too_young = sc.now_ns < birth + min_ttl_ns;
             if too_young || (nr_to_scan == 0 && sc.priority != DEF_PRIORITY) {
                 self.min_ttl_ooms += 1;
+                sc.oom = true;
                 return;
             }
         }
