@@ -68,7 +68,7 @@ pub const KNOBS: &[Knob<ZswapKnobs>] = &[
         "enabled",
         enabled,
         History::Tunable { since: v(3, 11) },
-        "zswap.enabled (boot/module parameter): reclaim's swap writes go to a compressed pool in RAM first (default 0, CONFIG_ZSWAP_DEFAULT_ON=n)"
+        "the boot/module parameter: reclaim's swap writes go to a compressed pool in RAM first (default 0, CONFIG_ZSWAP_DEFAULT_ON=n)"
     ),
     u64_knob!(
         "max_pool_percent",
