@@ -72,3 +72,12 @@ fn the_shrinker_writes_back_under_pressure() {
     assert!(vm(&with, "zswpwb") > vm(&without, "zswpwb"), "{} vs {}", vm(&with, "zswpwb"), vm(&without, "zswpwb"));
     assert!(vm(&with, "nr_zspages") < vm(&without, "nr_zspages"));
 }
+
+#[test]
+fn the_pool_is_charged_to_the_memory_cgroup() {
+    // Unlike zram's pool, zswap's memory is charged to the group of the pages it holds.
+    let r = run(&[("zswap.enabled", "1"), ("zswap.max_pool_percent", "10"), ("memcg.limit", "3M")], 20_000);
+    let usage = r.memcg.iter().find(|(n, _)| *n == "usage_in_bytes").expect("a group").1;
+    assert!(vm(&r, "nr_zspages") > 0 && vm(&r, "zswpout") > 0);
+    assert_eq!(usage / 4096, MEMORY_PAGES as u64 - vm(&r, "nr_free_pages"));
+}
