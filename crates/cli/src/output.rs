@@ -102,6 +102,20 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
             z("failed_writes")
         );
     }
+    if !r.zswap.is_empty() {
+        let z = |name: &str| r.zswap.iter().find(|(n, _)| *n == name).map_or(0, |&(_, v)| v);
+        let v = |name: &str| r.vmstat.iter().find(|(n, _)| *n == name).map_or(0, |&(_, v)| v);
+        println!(
+            "# zswap              pool {:.1} MiB, stored {}, zswpout {}, zswpin {}, zswpwb {}, pool limit hit {}, reject alloc {}",
+            z("pool_total_size") as f64 / (1 << 20) as f64,
+            z("stored_pages"),
+            v("zswpout"),
+            v("zswpin"),
+            v("zswpwb"),
+            z("pool_limit_hit"),
+            z("reject_alloc_fail")
+        );
+    }
     println!("# simulated time     {} s", secs(r.virtual_ns));
     println!(
         "# simulation speed   {} accesses in {:.2} s wall = {:.1} M accesses/s ({} events)",

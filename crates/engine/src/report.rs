@@ -78,6 +78,8 @@ pub struct RunReport {
     pub memcg_events: Vec<(&'static str, u64)>,
     /// zram's `mm_stat` columns by name, then `io_stat`'s `failed_writes`; empty unless swap is on zram.
     pub zram: Vec<(&'static str, u64)>,
+    /// zswap's debugfs counters and pool sizes by name; empty unless `zswap.enabled`.
+    pub zswap: Vec<(&'static str, u64)>,
     /// Per-thread results.
     pub threads: Vec<ThreadReport>,
     /// Virtual time at the end of the run.

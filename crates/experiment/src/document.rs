@@ -28,7 +28,14 @@ impl RunInfo {
     pub fn result_json(&self, r: &RunReport, wall_seconds: f64) -> Value {
         let settings = typed_settings(&self.config);
         let memcg: Map<String, Value> = r.memcg.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-        let zram: Map<String, Value> = r.zram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        let named = |v: &[(&str, u64)]| -> Value {
+            let m: Map<String, Value> = v.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+            if m.is_empty() {
+                Value::Null
+            } else {
+                Value::Object(m)
+            }
+        };
         let section = |keep: fn(&str) -> bool| -> Map<String, Value> {
             r.vmstat.iter().filter(|(k, _)| keep(k)).map(|(k, v)| (k.to_string(), json!(v))).collect()
         };
@@ -100,7 +107,8 @@ impl RunInfo {
             "zoneinfo": zoneinfo,
             "zones": zones_json(r),
             "memcg": if memcg.is_empty() { Value::Null } else { Value::Object(memcg) },
-            "zram": if zram.is_empty() { Value::Null } else { Value::Object(zram) },
+            "zram": named(&r.zram),
+            "zswap": named(&r.zswap),
             "threads": threads,
             "reclaim": {
                 "kswapd_cpu_ns": r.kswapd_cpu_ns,

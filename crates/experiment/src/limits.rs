@@ -12,6 +12,8 @@ use engine::Config;
 pub const FRAME_BYTES: u64 = (std::mem::size_of::<mm::Frame>() + std::mem::size_of::<mm::Pfn>()) as u64;
 /// Simulator bytes per swap slot (+2 on zram for the stored object's size).
 pub const SLOT_BYTES: u64 = std::mem::size_of::<mm::SwapSlot>() as u64 + 2;
+/// More simulator bytes per swap slot with zswap: the stored object's size, the LRU links, the referenced bit.
+pub const ZSWAP_SLOT_BYTES: u64 = 2 + 8 + 1;
 /// Simulator bytes per declared virtual page (PTE or page-cache slot).
 pub const VPAGE_BYTES: u64 = 8;
 /// The most parallel channels a device may have (the cost of a request is linear in them).
@@ -40,9 +42,10 @@ fn parse_meminfo(text: &str) -> Option<(u64, &'static str)> {
 pub fn estimate(config: &Config, vpages: u64) -> u64 {
     let pages = config.memory_bytes / mm::PAGE_SIZE;
     let slots = config.swap_bytes / mm::PAGE_SIZE;
+    let slot_bytes = SLOT_BYTES + if config.zswap.enabled { ZSWAP_SLOT_BYTES } else { 0 };
     pages
         .saturating_mul(FRAME_BYTES)
-        .saturating_add(slots.saturating_mul(SLOT_BYTES))
+        .saturating_add(slots.saturating_mul(slot_bytes))
         .saturating_add(vpages.saturating_mul(VPAGE_BYTES))
 }
 
@@ -56,7 +59,7 @@ pub fn check_fits(config: &Config, vpages: u64, what: &str, host: Option<(u64, &
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     Err(InputError(format!(
         "{what} needs about {:.1} GiB of simulator memory ({FRAME_BYTES} bytes per page frame of `memory`, \
-         {SLOT_BYTES} per swap slot, {VPAGE_BYTES} per declared trace page), more than this host's {:.1} GiB \
+         {SLOT_BYTES} per swap slot (+{ZSWAP_SLOT_BYTES} with zswap), {VPAGE_BYTES} per declared trace page), more than this host's {:.1} GiB \
          ({name} in /proc/meminfo); choose a smaller memory, swap or trace",
         gib(need),
         gib(avail)
@@ -103,6 +106,10 @@ mod tests {
         c.set("memory", "64M").unwrap();
         assert!(check_fits(&c, 1 << 30, "trace", Some((4 << 30, "MemTotal"))).is_err());
         assert!(check_fits(&c, 1 << 30, "trace", None).is_ok());
+        // zswap's per-slot state counts when it is on.
+        let swap = estimate(&c, 0);
+        c.set("zswap.enabled", "1").unwrap();
+        assert_eq!(estimate(&c, 0) - swap, (c.swap_bytes / mm::PAGE_SIZE) * ZSWAP_SLOT_BYTES);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod tracepoint;
 pub mod vmstat;
 pub mod zone;
 pub mod zram;
+pub mod zswap;
 
 pub use dirty::DirtyState;
 pub use entry::{CacheEntry, Pte, Shadow};
@@ -30,6 +31,7 @@ pub use swap::{SwapMap, SwapSlot};
 pub use vmstat::{VmEvent, VmStat};
 pub use zone::{Watermark, Zone, ZoneId, ZoneSpan, ZoneStat, MAX_NR_ZONES};
 pub use zram::{MmStat, ZramConfig, ZramPool};
+pub use zswap::{Zswap, ZswapConfig, ZswapStat};
 
 /// Page size in bytes. KERNEL: 4 KiB base pages on x86-64 (`PAGE_SHIFT` 12).
 pub const PAGE_SIZE: u64 = 4096;
@@ -74,6 +76,8 @@ pub struct Mm {
     pub dirty: DirtyState,
     /// The compressed store when swap is on zram: its pages are taken from `frames`.
     pub zram: Option<ZramPool>,
+    /// zswap's compressed cache in front of the swap device, when enabled: its pages are taken from `frames`.
+    pub zswap: Option<Zswap>,
     /// Shrinkable slab caches (dentries, inodes, page-cache tree nodes).
     pub slab: Slab,
     /// Tracepoint recording: `None` (off) unless a front end installs a sink.
@@ -114,6 +118,7 @@ impl Mm {
             stat: VmStat::default(),
             dirty: DirtyState::default(),
             zram: None,
+            zswap: None,
             slab: Slab::default(),
             tracer: None,
             reserved: 0,
@@ -150,33 +155,87 @@ impl Mm {
         self.zram = Some(ZramPool::new(cfg, self.swap.nr_slots()));
     }
 
-    /// `swap_free()` of the last reference: frees the slot and, on zram, its
-    /// compressed copy (`zram_slot_free_notify`).
+    /// Puts zswap in front of the swap device; pages compress as `comp` says.
+    pub fn enable_zswap(&mut self, cfg: ZswapConfig, comp: ZramConfig) {
+        self.zswap = Some(Zswap::new(cfg, comp, self.swap.nr_slots(), self.frames.len() as u64));
+    }
+
+    /// `swap_free()` of the last reference: frees the slot and its compressed
+    /// copy on zram (`zram_slot_free_notify`) or in zswap (`zswap_invalidate`).
     pub fn swap_free(&mut self, slot: u32) {
         self.swap.free(slot);
+        let before = self.nr_zspages();
         if let Some(z) = &mut self.zram {
-            let before = z.pages();
             z.free(&mut self.frames, slot);
-            self.stat.count(VmEvent::Pgfree, before - z.pages());
         }
+        if let Some(z) = &mut self.zswap {
+            z.invalidate(&mut self.frames, slot);
+        }
+        self.count_pool_pages(before);
+    }
+
+    /// Counts the pool pages taken (`pgalloc`) or given back (`pgfree`) since
+    /// [`Mm::nr_zspages`] was `before`.
+    fn count_pool_pages(&mut self, before: u64) {
+        let after = self.nr_zspages();
+        self.stat.count(VmEvent::PgallocNormal, after.saturating_sub(before));
+        self.stat.count(VmEvent::Pgfree, before.saturating_sub(after));
+    }
+
+    /// The identity of the page in `pfn` (its owner and index), which decides
+    /// how it compresses (S-ZR2).
+    pub fn page_key(&self, pfn: Pfn) -> u64 {
+        let f = &self.frames[pfn];
+        ((f.owner.as_anon().map_or(0, |r| r.0) as u64) << 32) | f.index as u64
     }
 
     /// A completed synchronous swap write of the page at `key` (its owner and
     /// index) to `slot`: on zram the page is compressed into the pool. False if
     /// zram refused the write (no memory for the pool, or over `mem_limit`).
     pub fn swap_write_sync(&mut self, slot: u32, key: u64) -> bool {
+        let before = self.nr_zspages();
         let Some(z) = &mut self.zram else { return true };
-        let before = z.pages();
         let ok = z.write(&mut self.frames, slot, key);
-        let after = z.pages();
-        self.stat.count(VmEvent::PgallocNormal, after.saturating_sub(before));
-        self.stat.count(VmEvent::Pgfree, before.saturating_sub(after));
+        self.count_pool_pages(before);
         ok
     }
 
-    /// Pages held by the zram pool (`nr_zspages`).
+    /// `zswap_store()` of the swap-cache page `pfn` as reclaim writes it:
+    /// `None` without zswap, else whether the pool took it (then no device
+    /// write happens and the page is clean).
+    pub fn zswap_store(&mut self, pfn: Pfn) -> Option<zswap::Store> {
+        let (slot, key, before) = (self.frames[pfn].swap, self.page_key(pfn), self.nr_zspages());
+        let z = self.zswap.as_mut()?;
+        let outcome = z.store(&mut self.frames, &mut self.stat, &self.swap, slot, key);
+        self.count_pool_pages(before);
+        Some(outcome)
+    }
+
+    /// `zswap_load()` of `slot` into the new page `pfn`: true if zswap had it
+    /// (no device read). An exclusive load into the swap cache frees the
+    /// entry and dirties the page; a miss counts a disk swap-in for the shrinker.
+    pub fn zswap_load(&mut self, pfn: Pfn, slot: u32, swapcache: bool) -> bool {
+        let before = self.nr_zspages();
+        let Some(z) = &mut self.zswap else { return false };
+        if !z.load(&mut self.frames, &mut self.stat, slot, swapcache) {
+            z.note_disk_swapin();
+            return false;
+        }
+        if swapcache && z.config().exclusive_loads {
+            self.frames[pfn].flags.set(PageFlags::DIRTY);
+        }
+        self.count_pool_pages(before);
+        true
+    }
+
+    /// Slots zswap wrote back since the last call: their device writes are due.
+    pub fn take_zswap_writebacks(&mut self) -> Vec<u32> {
+        self.zswap.as_mut().map_or_else(Vec::new, Zswap::take_writebacks)
+    }
+
+    /// Pages held by the zsmalloc pools of zram and zswap (`nr_zspages`).
     pub fn nr_zspages(&self) -> u64 {
-        self.zram.as_ref().map_or(0, ZramPool::pages)
+        self.zram.as_ref().map_or(0, ZramPool::pages) + self.zswap.as_ref().map_or(0, Zswap::pages)
     }
 
     /// Adds an anonymous region of `pages` pages and returns its id.

@@ -123,6 +123,8 @@ pub enum ShrinkerId {
     SuperBlock = 0,
     /// The workingset shadow-node shrinker (`scan_shadow_nodes`).
     ShadowNodes = 1,
+    /// zswap's writeback shrinker (`zswap_shrinker_scan`, v6.8).
+    Zswap = 2,
 }
 
 /// Every shrinkable cache of the node, with the lists the shrinkers walk.
@@ -145,7 +147,7 @@ pub struct Slab {
     /// Tree nodes holding only shadow entries (`workingset_nodes`).
     pub shadow_nodes: u64,
     /// `nr_deferred` of each shrinker, indexed by [`ShrinkerId`].
-    pub nr_deferred: [u64; 2],
+    pub nr_deferred: [u64; 3],
     dentry_lru: VecDeque<FileId>,
     inode_lru: VecDeque<FileId>,
     node_lru: VecDeque<(FileId, u32)>,
@@ -164,7 +166,7 @@ impl Default for Slab {
             nr_inode_unused: 0,
             nr_inode_unused_with_pages: 0,
             shadow_nodes: 0,
-            nr_deferred: [0; 2],
+            nr_deferred: [0; 3],
             dentry_lru: VecDeque::new(),
             inode_lru: VecDeque::new(),
             node_lru: VecDeque::new(),

@@ -139,6 +139,12 @@ vm_events! {
     SwapRa = "swap_ra",
     /// Swap-cache hits on readahead pages.
     SwapRaHit = "swap_ra_hit",
+    /// Pages loaded from zswap (v5.19).
+    Zswpin = "zswpin",
+    /// Pages stored in zswap (v5.19).
+    Zswpout = "zswpout",
+    /// Pages written back from zswap to the swap device (v6.8).
+    Zswpwb = "zswpwb",
     /// OOM kills.
     OomKill = "oom_kill",
 }

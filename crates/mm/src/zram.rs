@@ -196,6 +196,16 @@ impl ZramPool {
         self.huge_class_size
     }
 
+    /// True if `slot` holds a page (an object or a same-filled entry).
+    pub fn holds(&self, slot: u32) -> bool {
+        self.table[slot as usize] != EMPTY
+    }
+
+    /// True if `slot` holds an object in the pool (not a same-filled entry).
+    pub fn has_object(&self, slot: u32) -> bool {
+        !matches!(self.table[slot as usize], EMPTY | SAME)
+    }
+
     /// True if the page with identity `key` is same-filled (a fixed property of the page).
     fn same_filled(&self, key: u64) -> bool {
         if self.cfg.same_ppm == 0 {

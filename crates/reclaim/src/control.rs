@@ -63,6 +63,10 @@ pub struct ReclaimWork {
     pub pages_freed: u64,
     /// Pages submitted for write.
     pub pages_written: u64,
+    /// Pages compressed for zswap (stored, or refused for want of a pool page).
+    pub zswap_compressed: u64,
+    /// zswap entries decompressed to be written back to the swap device.
+    pub zswap_written_back: u64,
 }
 
 impl ReclaimWork {
@@ -77,6 +81,8 @@ impl ReclaimWork {
         self.walk_ptes += o.walk_ptes;
         self.pages_freed += o.pages_freed;
         self.pages_written += o.pages_written;
+        self.zswap_compressed += o.zswap_compressed;
+        self.zswap_written_back += o.zswap_written_back;
     }
 }
 

@@ -21,6 +21,7 @@ pub mod rmap;
 pub mod shrinker;
 pub mod shrinker_fs;
 pub mod shrinker_shadow;
+pub mod shrinker_zswap;
 pub mod throttle;
 pub mod watermark;
 pub mod workingset;

@@ -293,12 +293,11 @@ fn shrink_one<H: FolioHooks, const TRACE: bool>(
         if refs == References::ReclaimClean || !sc.may_writepage {
             return Verdict::Keep;
         }
-        pageout::<TRACE>(mm, sc, pfn, anon, stat);
-        if anon && env.sync_swap {
+        if pageout::<TRACE>(mm, sc, pfn, anon, stat) {
+            // zswap took the page: no device write, the page is clean.
+        } else if anon && env.sync_swap {
             // S-PO2: the write has completed; the page is clean and can go now.
-            let f = mm.frames[pfn];
-            let written =
-                mm.swap_write_sync(f.swap, ((f.owner.as_anon().map_or(0, |r| r.0) as u64) << 32) | f.index as u64);
+            let written = mm.swap_write_sync(mm.frames[pfn].swap, mm.page_key(pfn));
             mm.end_writeback(pfn);
             if !written {
                 // zram refused the write (`__end_swap_bio_write` error): the page is
@@ -329,20 +328,37 @@ fn kswapd_may_write_file(mm: &Mm, sc: &ScanControl, env: PageoutEnv, pfn: Pfn) -
     mm.dirty.pgdat_dirty && (!env.dirty.dirty_activate || mm.frames[pfn].flags.has(PageFlags::RECLAIM))
 }
 
-/// `pageout()`: clears dirty, sets reclaim and writeback, submits the write.
+/// `pageout()`: clears dirty and writes the page: an anon page goes to zswap
+/// first (`swap_writepage`), else writeback starts and the write is submitted.
+/// True if zswap took the page (clean, no writeback).
 /// Inlined into its one caller (a recording test must not move it out of line).
 #[inline(always)]
-fn pageout<const TRACE: bool>(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) {
+fn pageout<const TRACE: bool>(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) -> bool {
     mm.trace_if::<TRACE>(|| Tracepoint::WriteFolio { pfn });
+    mm.stat.count(VmEvent::NrVmscanWrite, 1);
+    stat.nr_pageout += 1;
+    sc.work.pages_written += 1;
+    if anon && mm.zswap.is_some() && zswap_store(mm, sc, pfn) {
+        mm.frames[pfn].flags.clear(PageFlags::DIRTY);
+        return true;
+    }
     mm.start_writeback(pfn);
     mm.frames[pfn].flags.set(PageFlags::RECLAIM);
-    mm.stat.count(VmEvent::NrVmscanWrite, 1);
     if anon {
         mm.stat.count(VmEvent::Pswpout, 1);
     }
     mm.stat.count(VmEvent::Pgpgout, mm::PAGE_SIZE / 1024);
-    stat.nr_pageout += 1;
-    sc.work.pages_written += 1;
+    false
+}
+
+/// `zswap_store()` from `swap_writepage()`, with its CPU work counted: true if zswap took the page.
+#[cold]
+fn zswap_store(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn) -> bool {
+    let before = mm.zswap.as_ref().map_or(0, |z| z.stat().written_back_pages);
+    let Some(outcome) = mm.zswap_store(pfn) else { return false };
+    sc.work.zswap_written_back += mm.zswap.as_ref().map_or(0, |z| z.stat().written_back_pages) - before;
+    sc.work.zswap_compressed += (outcome != mm::zswap::Store::Full) as u64;
+    outcome == mm::zswap::Store::Stored
 }
 
 /// `__remove_mapping()`: drops the page from its cache slot, stores the shadow,

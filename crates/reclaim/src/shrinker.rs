@@ -26,6 +26,7 @@ use crate::control::{Reclaimer, ScanControl};
 use crate::policy::ReclaimPolicy;
 use crate::shrinker_fs::SuperBlock;
 use crate::shrinker_shadow::ShadowNodes;
+use crate::shrinker_zswap::ZswapWriteback;
 use crate::SWAP_CLUSTER_MAX;
 use knobs::{bool_knob, History, Kind, Knob, Version};
 use mm::{Mm, ShrinkerId, VmEvent};
@@ -226,10 +227,14 @@ pub trait Shrinker {
     fn seeks(&self, cfg: &ShrinkerConfig) -> u32;
     /// `batch`: objects per `scan_objects` call.
     fn batch(&self) -> u64;
-    /// `count_objects`: freeable objects.
-    fn count(&self, cx: &ShrinkCtx) -> u64;
+    /// `count_objects`: freeable objects (zswap's consumes state as it counts).
+    fn count(&self, cx: &mut ShrinkCtx) -> u64;
     /// `scan_objects`: scans up to `nr_to_scan` objects.
     fn scan(&self, cx: &mut ShrinkCtx, nr_to_scan: u64) -> Scanned;
+    /// True if a scan that freed nothing returns `SHRINK_STOP`, ending the call.
+    fn stops_when_idle(&self) -> bool {
+        false
+    }
 }
 
 /// Scan target (`delta`) for `freeable` objects under pressure `p`.
@@ -272,6 +277,9 @@ pub fn do_shrink_slab(cx: &mut ShrinkCtx, s: &dyn Shrinker, p: Pressure) -> Scan
     while total_scan >= batch || (cx.cfg.small_caches && total_scan >= freeable) {
         let nr_to_scan = batch.min(total_scan);
         let r = s.scan(cx, nr_to_scan);
+        if r.freed == 0 && s.stops_when_idle() {
+            break;
+        }
         done.freed += r.freed;
         done.stolen += r.stolen;
         cx.mm.stat.count(VmEvent::SlabsScanned, nr_to_scan);
@@ -303,10 +311,13 @@ pub fn shrink_slab(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: &mut ScanCon
     let slab_before = mm.slab.reclaimable_pages();
     let mut cx = ShrinkCtx { mm, policy, cfg, reclaimer: sc.reclaimer };
     let mut stolen = 0;
-    // Registration order: the workingset shrinker at boot, the superblock's at mount.
-    for s in [&ShadowNodes as &dyn Shrinker, &SuperBlock] {
+    let written_back = cx.mm.zswap.as_ref().map_or(0, |z| z.stat().written_back_pages);
+    // Registration order: the workingset shrinker at boot, zswap's at its
+    // initcall, the superblock's at mount.
+    for s in [&ShadowNodes as &dyn Shrinker, &ZswapWriteback, &SuperBlock] {
         stolen += do_shrink_slab(&mut cx, s, p).stolen;
     }
+    sc.work.zswap_written_back += cx.mm.zswap.as_ref().map_or(0, |z| z.stat().written_back_pages) - written_back;
     let freed = slab_before.saturating_sub(cx.mm.slab.reclaimable_pages()) + stolen;
     sc.nr_reclaimed += freed;
     sc.work.pages_freed += freed;

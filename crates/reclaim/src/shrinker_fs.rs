@@ -102,7 +102,7 @@ impl Shrinker for SuperBlock {
     }
 
     /// `super_cache_count()`: both lists, scaled by `vfs_cache_pressure`.
-    fn count(&self, cx: &ShrinkCtx) -> u64 {
+    fn count(&self, cx: &mut ShrinkCtx) -> u64 {
         let (dentries, inodes) = Self::lists(cx);
         (dentries + inodes) * cx.cfg.vfs_cache_pressure as u64 / 100
     }

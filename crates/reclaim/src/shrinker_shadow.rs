@@ -47,7 +47,7 @@ impl Shrinker for ShadowNodes {
         SHRINK_BATCH
     }
 
-    fn count(&self, cx: &ShrinkCtx) -> u64 {
+    fn count(&self, cx: &mut ShrinkCtx) -> u64 {
         cx.mm.slab.shadow_nodes.saturating_sub(Self::max_nodes(cx))
     }
 

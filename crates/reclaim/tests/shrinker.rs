@@ -30,7 +30,7 @@ impl Shrinker for Fake {
     fn batch(&self) -> u64 {
         self.batch
     }
-    fn count(&self, _cx: &ShrinkCtx) -> u64 {
+    fn count(&self, _cx: &mut ShrinkCtx) -> u64 {
         self.freeable
     }
     fn scan(&self, _cx: &mut ShrinkCtx, nr_to_scan: u64) -> Scanned {
@@ -159,7 +159,7 @@ fn clean_inode_is_evicted_and_cached_one_skipped_since_v5_16() {
         SuperBlock.scan(&mut cx, 2);
         SuperBlock.scan(&mut cx, 2);
         // The unused inode has 8 pages: counted (and stolen, then evicted) only before v5.16.
-        assert_eq!(SuperBlock.count(&cx), if skip { 0 } else { 1 });
+        assert_eq!(SuperBlock.count(&mut cx), if skip { 0 } else { 1 });
         let done = SuperBlock.scan(&mut cx, 2);
         let expect = if skip { Scanned::default() } else { Scanned { freed: 1, stolen: 8 } };
         assert_eq!(done, expect);
@@ -215,7 +215,7 @@ fn shadow_nodes_are_trimmed_above_the_limit() {
     // v4.20+: max_nodes = 48 >> 3 = 6, freeable 4; seeks 0: delta = 4 / 2 = 2; total_scan = 2,
     // under a batch (128) and the cache (4): deferred 2.
     let p = Pressure { priority: 0, nr_scanned: 0, lru_pages: 0 };
-    assert_eq!(ShadowNodes.count(&cx), 4);
+    assert_eq!(ShadowNodes.count(&mut cx), 4);
     do_shrink_slab(&mut cx, &ShadowNodes, p);
     assert_eq!((cx.mm.slab.shadow_nodes, cx.mm.slab.nr_deferred[1]), (10, 2));
     // Next call: total_scan = (2 >> 0) + 2 = 4 >= freeable: the 4 oldest nodes go.
@@ -225,7 +225,7 @@ fn shadow_nodes_are_trimmed_above_the_limit() {
     assert_eq!(cx.mm.files[0].cache[..256].iter().filter(|e| !e.is_empty()).count(), 0);
     // v3.15's limit, 48 >> 4 = 3: three more are freeable.
     cx.cfg.shadow_limit = ShadowLimit::Present16;
-    assert_eq!(ShadowNodes.count(&cx), 3);
+    assert_eq!(ShadowNodes.count(&mut cx), 3);
     mm.check_slab();
 }
 

@@ -32,6 +32,10 @@ pub struct CpuCosts {
     pub walk_pmd_ns: u64,
     /// MGLRU: check one PTE in the page-table walk or look-around (sequential, batched).
     pub walk_pte_ns: u64,
+    /// zswap: compress one page into the pool.
+    pub zswap_compress_ns: u64,
+    /// zswap: decompress one page (a load, or a writeback).
+    pub zswap_decompress_ns: u64,
 }
 
 impl CpuCosts {
@@ -47,6 +51,8 @@ impl CpuCosts {
             + w.walk_mms * self.walk_mm_ns
             + w.walk_pmds * self.walk_pmd_ns
             + w.walk_ptes * self.walk_pte_ns
+            + w.zswap_compressed * self.zswap_compress_ns
+            + w.zswap_written_back * self.zswap_decompress_ns
     }
 }
 
@@ -65,6 +71,8 @@ impl Default for CpuCosts {
             walk_mm_ns: 500,
             walk_pmd_ns: 10,
             walk_pte_ns: 4,
+            zswap_compress_ns: 3_000,
+            zswap_decompress_ns: 1_000,
         }
     }
 }
@@ -94,4 +102,14 @@ pub const KNOBS: &[Knob<CpuCosts>] = &[
     cpu!("walk_mm_ns", walk_mm_ns, "MGLRU CPU per address space visited by the page-table walk (ns)"),
     cpu!("walk_pmd_ns", walk_pmd_ns, "MGLRU CPU per non-leaf entry checked by the walk (ns)"),
     cpu!("walk_pte_ns", walk_pte_ns, "MGLRU CPU per PTE checked by the walk or look-around (ns)"),
+    cpu!(
+        "zswap_compress_ns",
+        zswap_compress_ns,
+        "zswap CPU to compress a page into the pool (ns; default 3000, zram's lzo-rle preset)"
+    ),
+    cpu!(
+        "zswap_decompress_ns",
+        zswap_decompress_ns,
+        "zswap CPU to decompress a page on a load or writeback (ns; default 1000)"
+    ),
 ];

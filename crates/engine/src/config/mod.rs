@@ -6,12 +6,14 @@ mod cpu;
 mod numa;
 mod settings;
 mod zram;
+mod zswap;
 
 pub use cpu::CpuCosts;
 pub use knobs::{format_size, parse_size};
 pub use numa::{NumaKnobs, ZoneLayout};
 pub use settings::{Setting, SETTINGS};
 pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};
+pub use zswap::ZswapKnobs;
 
 use crate::device::{DeviceKind, DeviceOverrides};
 use crate::memcg::MemcgKnobs;
@@ -107,6 +109,8 @@ pub struct Config {
     pub memcg: MemcgKnobs,
     /// How pages compress in zram and the pool's `mem_limit`.
     pub zram: ZramKnobs,
+    /// zswap in front of the swap device (`zswap.*`).
+    pub zswap: ZswapKnobs,
     /// The CPUs the actors share and the scheduler (`cpus`, `sched.*`).
     pub sched: SchedKnobs,
     /// Zones and NUMA nodes (`zones`, `numa.*`).
@@ -138,6 +142,7 @@ impl Default for Config {
             swap_ra: SwapRaKnobs::default(),
             memcg: MemcgKnobs::default(),
             zram: ZramKnobs::default(),
+            zswap: ZswapKnobs::default(),
             sched: SchedKnobs::default(),
             numa: NumaKnobs::default(),
             oom: Default::default(),

@@ -1,7 +1,7 @@
 //! The settings table: every knob of every part of [`Config`], gathered from
 //! the declarations next to the code that reads them.
 
-use super::{cpu, numa, zram, Config};
+use super::{cpu, numa, zram, zswap, Config};
 use crate::{device, memcg, sched, swap_ra, writeback};
 use std::sync::LazyLock;
 
@@ -16,6 +16,7 @@ pub static SETTINGS: LazyLock<Vec<Setting>> = LazyLock::new(|| {
     t.extend(Setting::lift(device::KNOBS, "swap.", "swap device: ", |c| &c.swap_params, |c| &mut c.swap_params));
     t.extend(Setting::lift(device::KNOBS, "fs.", "filesystem device: ", |c| &c.fs_params, |c| &mut c.fs_params));
     t.extend(Setting::lift(zram::KNOBS, "zram.", "zram: ", |c| &c.zram, |c| &mut c.zram));
+    t.extend(Setting::lift(zswap::KNOBS, "zswap.", "zswap: ", |c| &c.zswap, |c| &mut c.zswap));
     t.extend(Setting::lift(reclaim::config::KNOBS, "", "", |c| &c.reclaim, |c| &mut c.reclaim));
     t.extend(Setting::lift(reclaim::shrinker::KNOBS, "", "", |c| &c.reclaim.shrinker, |c| &mut c.reclaim.shrinker));
     for policy in reclaim::policy::registry::POLICIES {

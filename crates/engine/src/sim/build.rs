@@ -34,6 +34,10 @@ impl SimBuilder {
         if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
             mm.enable_zram(cfg.zram.pool_config());
         }
+        if cfg.zswap.enabled && swap_pages > 0 {
+            let (zswap, comp) = cfg.zswap.pool_config(&cfg.zram);
+            mm.enable_zswap(zswap, comp);
+        }
         let min_free_kbytes =
             cfg.min_free_kbytes.unwrap_or_else(|| watermark::default_min_free_kbytes(cfg.memory_bytes / 1024));
         let managed = nr_frames as u64;

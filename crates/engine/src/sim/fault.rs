@@ -9,6 +9,24 @@ use mm::{CacheEntry, FileId, Owner, PageFlags, Pfn, Pte, RegionId, RegionKind, V
 use reclaim::pageout::free_swap_cache;
 use reclaim::policy::{AccessKind, Origin};
 
+/// What [`Machine::swap_in_page`] did.
+pub(super) struct SwapIn {
+    /// The page is listed at once (its add filled the CPU's batch).
+    pub listed: bool,
+    /// zswap had the page: a decompression, no device read.
+    pub zswap: bool,
+}
+
+/// What [`Machine::swapin_readahead`] did.
+pub(super) struct Readahead {
+    /// Slots to read from the device.
+    pub reads: Vec<u32>,
+    /// Window pages zswap had (decompressed, not read).
+    pub zswap_hits: u64,
+    /// The window was wider than the target: the CPU's add batch was drained.
+    pub drained: bool,
+}
+
 impl Machine {
     /// The fast path: an access to a resident page. True if it hit.
     #[inline]
@@ -105,18 +123,24 @@ impl Machine {
         let t = now + stall;
         let (done, listed) = if self.swap_dev.sync {
             // SWP_SYNCHRONOUS_IO: no swap cache, no readahead; the slot is released at once.
-            let listed = self.swap_in_page(pfn, slot, false);
+            let s = self.swap_in_page(pfn, slot, false);
             *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
             self.mm.swap_free(slot);
-            (self.swap_dev.submit(t, 1, false), listed)
+            let done = if s.zswap { t } else { self.swap_dev.submit(t, 1, false) };
+            (done + s.zswap as u64 * self.cfg.cpu.zswap_decompress_ns, s.listed)
         } else {
-            let listed = self.swap_in_page(pfn, slot, true);
-            let (mut reads, drained) = self.swapin_readahead(region, page, slot);
-            reads.push(slot);
-            let done = self.submit_swap_reads(&mut reads, slot, t);
+            let s = self.swap_in_page(pfn, slot, true);
+            let ra = self.swapin_readahead(region, page, slot);
+            let mut reads = ra.reads;
+            if !s.zswap {
+                reads.push(slot);
+            }
+            let read_done = self.submit_swap_reads(&mut reads, slot, t);
             // The faulting thread sleeps until its page is read (folio_lock).
-            self.sleep_ns += done - t;
-            (done, listed || drained)
+            self.sleep_ns += read_done - t;
+            // zswap hits are decompressed on the faulting CPU as they are read.
+            let decompressed = (ra.zswap_hits + s.zswap as u64) * self.cfg.cpu.zswap_decompress_ns;
+            (read_done + decompressed, s.listed || ra.drained)
         };
         self.note_refault_stall(pfn, done - t);
         self.map_swapped_in(region, page, pfn, write);
@@ -127,10 +151,10 @@ impl Machine {
     }
 
     /// Reads swap slot `slot` into frame `pfn`: swap cache insertion (unless
-    /// bypassed), refault check on the slot's shadow, LRU insertion, counters.
-    /// True if the page is listed at once (its add filled the CPU's batch).
+    /// bypassed), a zswap load or a device read, refault check on the slot's
+    /// shadow, LRU insertion, counters.
     #[inline]
-    pub(super) fn swap_in_page(&mut self, pfn: Pfn, slot: u32, swap_cache: bool) -> bool {
+    pub(super) fn swap_in_page(&mut self, pfn: Pfn, slot: u32, swap_cache: bool) -> SwapIn {
         let shadow = self.mm.swap.slot(slot).cache.as_shadow();
         if swap_cache {
             let f = &mut self.mm.frames[pfn];
@@ -142,9 +166,13 @@ impl Machine {
             f.swap = slot;
             *self.mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
         }
-        self.mm.stat.count(VmEvent::Pswpin, 1);
-        self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
-        self.lru_add(pfn, Origin::SwapIn, shadow)
+        // swap_read_folio(): zswap first, then the device.
+        let zswap = self.mm.zswap.is_some() && self.mm.zswap_load(pfn, slot, swap_cache);
+        if !zswap {
+            self.mm.stat.count(VmEvent::Pswpin, 1);
+            self.mm.stat.count(VmEvent::Pgpgin, mm::PAGE_SIZE / 1024);
+        }
+        SwapIn { listed: self.lru_add(pfn, Origin::SwapIn, shadow), zswap }
     }
 
     /// `lru_cache_add()` on the running thread's CPU: the policy lists the page;
@@ -162,9 +190,10 @@ impl Machine {
 
     /// `swapin_readahead()` around a fault on `page` of `region` (slot `target`):
     /// reads the window's other swapped-out pages into the swap cache with
-    /// `PG_readahead`; returns their slots, and whether the window was wider
-    /// than the target, in which case the CPU's add batch was drained.
-    pub(super) fn swapin_readahead(&mut self, region: RegionId, page: u32, target: u32) -> (Vec<u32>, bool) {
+    /// `PG_readahead`; returns the slots to read from the device, the pages
+    /// zswap had, and whether the window was wider than the target, in which
+    /// case the CPU's add batch was drained.
+    pub(super) fn swapin_readahead(&mut self, region: RegionId, page: u32, target: u32) -> Readahead {
         let (candidates, wide): (Vec<u32>, bool) = match self.ra.mode {
             RaMode::Cluster => {
                 let window = self.ra.cluster_window(target, self.mm.swap.nr_slots());
@@ -180,7 +209,7 @@ impl Machine {
                 )
             }
         };
-        let mut read = Vec::with_capacity(candidates.len());
+        let mut ra = Readahead { reads: Vec::with_capacity(candidates.len()), zswap_hits: 0, drained: wide };
         for slot in candidates {
             if slot == target || !self.mm.swap.is_used(slot) || self.mm.swap.slot(slot).cache.pfn().is_some() {
                 continue;
@@ -190,14 +219,17 @@ impl Machine {
             let flags = PageFlags::SWAPBACKED | PageFlags::READAHEAD;
             let Some(pfn) = self.alloc_frame_nowait(Owner::anon(RegionId(s.region)), s.index, flags) else { break };
             self.mm.stat.count(VmEvent::SwapRa, 1);
-            self.swap_in_page(pfn, slot, true);
-            read.push(slot);
+            if self.swap_in_page(pfn, slot, true).zswap {
+                ra.zswap_hits += 1;
+            } else {
+                ra.reads.push(slot);
+            }
         }
         if wide {
             // `lru_add_drain()`: push the window's pages onto the LRU now.
             self.lru_batches.drain();
         }
-        (read, wide)
+        ra
     }
 
     /// Submits swap reads as one request per run of contiguous slots, in slot

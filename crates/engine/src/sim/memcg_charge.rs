@@ -12,8 +12,9 @@ use reclaim::MAX_RECLAIM_RETRIES;
 impl Machine {
     /// Pages charged to the group (S-MC1: every allocated frame but the zram pool).
     fn memcg_charged(&self) -> u64 {
-        // The zram pool is kernel memory charged to no group.
-        self.mm.frames.len() as u64 - self.mm.nr_free() - self.mm.nr_zspages()
+        // The zram pool is kernel memory charged to no group; zswap's is
+        // charged to the group of the pages it holds (`obj_cgroup_charge_zswap`).
+        self.mm.frames.len() as u64 - self.mm.nr_free() - self.mm.zram.as_ref().map_or(0, mm::ZramPool::pages)
     }
 
     /// Charges one new page to the group, reclaiming synchronously in the

@@ -535,7 +535,7 @@ impl Machine {
         assert_eq!(
             free + on_lists + pool + reserved + slab,
             self.mm.frames.len() as u64,
-            "page accounting: free {free} + on LRU {on_lists} + zram pool {pool} + reserved {reserved} + slab {slab} != total"
+            "page accounting: free {free} + on LRU {on_lists} + zsmalloc pools {pool} + reserved {reserved} + slab {slab} != total"
         );
         self.mm.check_slab();
         self.check_dirty_gauges();

@@ -47,6 +47,7 @@ impl Sim {
             v.push(("failed_writes", z.failed_writes()));
             v
         });
+        let zswap = mm.zswap.as_ref().map_or_else(Vec::new, |z| z.named().to_vec());
         let sched = self.m.sched.as_ref();
         let run_delay = |a| sched.map_or(0, |s| s.run_delay(a));
         let threads = self
@@ -81,6 +82,7 @@ impl Sim {
             memcg,
             memcg_events: self.m.memcg.as_ref().map_or_else(Vec::new, crate::memcg::Memcg::memory_events),
             zram,
+            zswap,
             threads,
             virtual_ns: end,
             events: self.m.events,

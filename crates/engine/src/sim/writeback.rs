@@ -9,7 +9,7 @@ use crate::device::Device;
 use crate::writeback::file_page_pos;
 use crate::writeback::{dirtyable_memory, Thresholds};
 use crate::{Nanos, HZ, JIFFY_NS};
-use mm::{FileId, Mm, Owner, PageFlags, Pfn, VmEvent, Watermark};
+use mm::{FileId, Mm, Owner, PageFlags, Pfn, VmEvent, Watermark, NO_PFN};
 use reclaim::policy::ReclaimPolicy;
 use reclaim::policy::{AccessKind, Origin};
 use reclaim::throttle::ThrottleReason;
@@ -152,7 +152,7 @@ impl Machine {
 
     /// Schedules completions for the writes reclaim submitted (`sc.pageout`) at `at`.
     pub(super) fn submit_pageouts(&mut self, sc: &ScanControl, at: Nanos) {
-        submit_writes(&self.mm, &mut self.swap_dev, &mut self.fs_dev, &mut self.queue, &sc.pageout, at);
+        submit_writes(&mut self.mm, &mut self.swap_dev, &mut self.fs_dev, &mut self.queue, &sc.pageout, at);
     }
 
     /// `folio_end_writeback()` for a completed write of `pfn`.
@@ -207,16 +207,18 @@ fn above_min(m: &Machine) -> bool {
 
 /// Schedules completions for writes reclaim submitted at `at`: swap-outs on
 /// the swap device (contiguous slots as one request, as the block layer merges
-/// them), file pages one request each on the filesystem device.
+/// them), file pages one request each on the filesystem device. zswap's
+/// writebacks since the last call go to the swap device with them (S-ZS1:
+/// no page waits for their completion).
 pub(super) fn submit_writes(
-    mm: &Mm,
+    mm: &mut Mm,
     swap_dev: &mut Device,
     fs_dev: &mut Device,
     queue: &mut EventQueue,
     pfns: &[Pfn],
     at: Nanos,
 ) {
-    let mut swap: Vec<(u32, Pfn)> = Vec::new();
+    let mut swap: Vec<(u32, Pfn)> = mm.take_zswap_writebacks().into_iter().map(|slot| (slot, NO_PFN)).collect();
     for &pfn in pfns {
         if mm.frames[pfn].is_anon() {
             swap.push((mm.frames[pfn].swap, pfn));
@@ -228,7 +230,7 @@ pub(super) fn submit_writes(
     swap.sort_unstable();
     for run in swap.chunk_by(|a, b| b.0 == a.0 + 1) {
         let done = swap_dev.submit_at(at, run[0].0 as u64, run.len() as u64, true);
-        for &(_, pfn) in run {
+        for &(_, pfn) in run.iter().filter(|(_, pfn)| *pfn != NO_PFN) {
             queue.push(done, Event::WritebackDone(pfn));
         }
     }

@@ -1,0 +1,543 @@
+//! zswap: a compressed cache in RAM in front of the swap device (mm/zswap.c, v6.12).
+//!
+//! A page reclaim writes to swap is first offered to zswap (`zswap_store`): if
+//! the pool is below its limit the page is compressed into a zsmalloc pool and
+//! no device I/O happens; a fault on it decompresses it back (`zswap_load`).
+//! When the pool reaches `max_pool_percent` of RAM, stores are rejected (they
+//! go to the device) until the pool is back under `accept_threshold_percent`
+//! of the limit, and the pool-limit worker (`shrink_worker`) writes the oldest
+//! entries of the pool's LRU back to the device. With the v6.8 shrinker,
+//! memory pressure writes entries back too (`zswap_shrinker_count/scan`).
+//!
+//! The pool's pages come from the frame table, as zram's do: the storage is a
+//! [`ZramPool`] (zsmalloc's size classes, the compressed length and
+//! same-filled pages of S-ZR2) keyed by swap slot.
+//!
+//! Simplifications:
+//! - S-ZS1: a written-back entry goes straight from the pool to the device
+//!   write; the kernel's temporary swap-cache folio (allocated, written,
+//!   rotated to the inactive tail, freed when clean) is not modelled.
+//! - S-ZS2: the pool-limit worker runs at once when a store finds the pool
+//!   full (the kernel queues it on a workqueue); its decompressions are
+//!   charged to the reclaimer whose store queued it.
+//! - S-ZS3: one memory cgroup (S-MC1) and one node: one LRU of entries; a
+//!   store is only refused by the global limit ([`Zswap::may_store`] is where
+//!   `memory.zswap.max` and `memory.zswap.writeback` will go).
+
+use crate::frame::FrameTable;
+use crate::swap::SwapMap;
+use crate::vmstat::{VmEvent, VmStat};
+use crate::zram::{ZramConfig, ZramPool};
+use crate::PAGE_SIZE;
+
+/// KERNEL: `MAX_RECLAIM_RETRIES`: the pool-limit worker gives up after this many failed walks.
+const MAX_RECLAIM_RETRIES: u32 = 16;
+/// No slot: the end of the LRU.
+const NIL: u32 = u32::MAX;
+
+/// zswap's parameters for a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZswapConfig {
+    /// `max_pool_percent`: the pool's limit in percent of RAM.
+    pub max_pool_percent: u32,
+    /// `accept_threshold_percent`: after a full pool, stores resume below this share of the limit.
+    pub accept_thr_percent: u32,
+    /// The v6.8 shrinker writes entries back under memory pressure (`shrinker_enabled`).
+    pub shrinker: bool,
+    /// v6.11: an entry stored since the last LRU walk is rotated once before writeback (`referenced`).
+    pub second_chance: bool,
+    /// v6.5: a load into the swap cache frees the entry and dirties the page (exclusive loads).
+    pub exclusive_loads: bool,
+}
+
+/// zswap's debugfs counters (`/sys/kernel/debug/zswap/`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ZswapStat {
+    /// Stores refused because the pool was at its limit (refusals while it
+    /// shrinks back to the accept threshold are not counted).
+    pub pool_limit_hit: u64,
+    /// Entries written back to the swap device.
+    pub written_back_pages: u64,
+    /// Writebacks that failed (the entry's page was already in the swap cache).
+    pub reject_reclaim_fail: u64,
+    /// Stores refused because the pool could not get a page.
+    pub reject_alloc_fail: u64,
+}
+
+/// Outcome of [`Zswap::store`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// Compressed into the pool: no device write.
+    Stored,
+    /// Refused by the pool limit before compressing: the page goes to the device.
+    Full,
+    /// Compressed, but no page for the object: the page goes to the device.
+    AllocFail,
+}
+
+/// What one step of an LRU walk did (`shrink_memcg_cb`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// The LRU is empty.
+    Empty,
+    /// The oldest entry was referenced: its bit cleared, it went to the tail.
+    Rotated,
+    /// The oldest entry was written back.
+    Written,
+    /// The oldest entry's page is in the swap cache (`-EEXIST`): it leaves the LRU, unwritten.
+    Failed,
+}
+
+/// The zswap pool, its LRU of compressed objects and its counters.
+#[derive(Clone, Debug)]
+pub struct Zswap {
+    cfg: ZswapConfig,
+    /// Usable RAM in pages (`totalram_pages()`).
+    totalram: u64,
+    pool: ZramPool,
+    /// LRU of entries with pool memory, oldest first, linked through slots.
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    head: u32,
+    tail: u32,
+    lru_len: u64,
+    /// Per slot: stored since the LRU walk last saw it (`entry->referenced`).
+    referenced: Vec<bool>,
+    /// `zswap_pool_reached_full`.
+    reached_full: bool,
+    /// Device swap-ins since the shrinker last counted (`nr_disk_swapins`).
+    nr_disk_swapins: u64,
+    /// Slots written back whose device writes are not yet submitted.
+    pending: Vec<u32>,
+    stat: ZswapStat,
+}
+
+impl Zswap {
+    /// An empty pool in front of a swap device of `nr_slots` slots on a
+    /// machine of `totalram` pages; pages compress as `comp` says (its limit unused).
+    pub fn new(cfg: ZswapConfig, comp: ZramConfig, nr_slots: u32, totalram: u64) -> Zswap {
+        let n = nr_slots as usize;
+        Zswap {
+            cfg,
+            totalram,
+            pool: ZramPool::new(ZramConfig { limit_pages: 0, ..comp }, nr_slots),
+            prev: vec![NIL; n],
+            next: vec![NIL; n],
+            head: NIL,
+            tail: NIL,
+            lru_len: 0,
+            referenced: vec![false; n],
+            reached_full: false,
+            nr_disk_swapins: 0,
+            pending: Vec::new(),
+            stat: ZswapStat::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> ZswapConfig {
+        self.cfg
+    }
+
+    /// Pool pages (`zswap_total_pages()`).
+    pub fn pages(&self) -> u64 {
+        self.pool.pages()
+    }
+
+    /// Pages stored, same-filled ones included (`stored_pages`).
+    pub fn stored_pages(&self) -> u64 {
+        self.pool.mm_stat().orig_data_size / PAGE_SIZE
+    }
+
+    /// The debugfs counters.
+    pub fn stat(&self) -> ZswapStat {
+        self.stat
+    }
+
+    /// The debugfs files by name, with the pool's sizes.
+    pub fn named(&self) -> [(&'static str, u64); 8] {
+        let m = self.pool.mm_stat();
+        [
+            ("pool_total_size", m.mem_used_total),
+            ("stored_pages", self.stored_pages()),
+            ("same_filled_pages", m.same_pages),
+            ("pool_limit_hit", self.stat.pool_limit_hit),
+            ("written_back_pages", self.stat.written_back_pages),
+            ("reject_reclaim_fail", self.stat.reject_reclaim_fail),
+            ("reject_alloc_fail", self.stat.reject_alloc_fail),
+            ("compressed_bytes", m.compr_data_size),
+        ]
+    }
+
+    /// True if `slot` has an entry.
+    pub fn holds(&self, slot: u32) -> bool {
+        self.pool.holds(slot)
+    }
+
+    /// `zswap_max_pages()`.
+    fn max_pages(&self) -> u64 {
+        self.totalram * self.cfg.max_pool_percent as u64 / 100
+    }
+
+    /// `zswap_accept_thr_pages()`.
+    fn accept_thr_pages(&self) -> u64 {
+        self.max_pages() * self.cfg.accept_thr_percent as u64 / 100
+    }
+
+    /// `zswap_check_limits()`: true if the pool is full or has not yet shrunk
+    /// below the accept threshold since it was.
+    fn check_limits(&mut self) -> bool {
+        let cur = self.pages();
+        if cur >= self.max_pages() {
+            self.stat.pool_limit_hit += 1;
+            self.reached_full = true;
+        } else if self.reached_full && cur <= self.accept_thr_pages() {
+            self.reached_full = false;
+        }
+        self.reached_full
+    }
+
+    /// Whether a store may go ahead: the global limit (`zswap_check_limits`).
+    /// The per-cgroup checks of `zswap_store` (`obj_cgroup_may_zswap` against
+    /// `memory.zswap.max`, then shrinking that group) belong here.
+    fn may_store(&mut self) -> bool {
+        !self.check_limits()
+    }
+
+    /// `zswap_store()`: offers the page `key` being written to `slot`. A full
+    /// pool refuses it and runs the pool-limit worker (S-ZS2); any refusal
+    /// drops a stale entry of the slot, as the device will hold the page.
+    pub fn store(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap, slot: u32, key: u64) -> Store {
+        let outcome = if !self.may_store() {
+            Store::Full
+        } else if self.pool.write(frames, slot, key) {
+            Store::Stored
+        } else {
+            self.stat.reject_alloc_fail += 1;
+            Store::AllocFail
+        };
+        if outcome != Store::Stored {
+            self.invalidate(frames, slot);
+            if self.reached_full {
+                self.shrink_worker(frames, stat, swap);
+            }
+            return outcome;
+        }
+        self.lru_del(slot);
+        if self.pool.has_object(slot) {
+            self.lru_add(slot);
+        }
+        self.referenced[slot as usize] = self.cfg.second_chance;
+        stat.count(VmEvent::Zswpout, 1);
+        Store::Stored
+    }
+
+    /// `zswap_load()`: true if `slot` is in the pool (a decompression, no I/O).
+    /// A load into the swap cache with exclusive loads frees the entry (the
+    /// caller dirties the page); otherwise the entry stays until the slot is freed.
+    pub fn load(&mut self, frames: &mut FrameTable, stat: &mut VmStat, slot: u32, swapcache: bool) -> bool {
+        if !self.pool.holds(slot) {
+            return false;
+        }
+        stat.count(VmEvent::Zswpin, 1);
+        if swapcache && self.cfg.exclusive_loads {
+            self.invalidate(frames, slot);
+        }
+        true
+    }
+
+    /// `zswap_folio_swapin()`: a swap-in read from the device (protects the LRU from the shrinker).
+    pub fn note_disk_swapin(&mut self) {
+        self.nr_disk_swapins += 1;
+    }
+
+    /// `zswap_invalidate()`: the slot was freed; its entry goes.
+    pub fn invalidate(&mut self, frames: &mut FrameTable, slot: u32) {
+        self.lru_del(slot);
+        self.pool.free(frames, slot);
+    }
+
+    /// `shrink_worker()`: writes back the oldest entries, one LRU step at a
+    /// time, until the pool is at the accept threshold, or gives up after
+    /// [`MAX_RECLAIM_RETRIES`] steps that wrote nothing.
+    fn shrink_worker(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap) {
+        let thr = self.accept_thr_pages();
+        let mut failures = 0;
+        while self.pages() > thr {
+            match self.walk_one(frames, stat, swap) {
+                Walk::Empty => break,
+                Walk::Rotated | Walk::Failed => {
+                    failures += 1;
+                    if failures == MAX_RECLAIM_RETRIES {
+                        break;
+                    }
+                }
+                Walk::Written => {}
+            }
+        }
+    }
+
+    /// `zswap_shrinker_count()`: entries the shrinker may write back. Device
+    /// swap-ins since the last count are taken off the LRU's size first
+    /// (they were written back too eagerly), and the rest is scaled by the
+    /// compression ratio (compressed pages over stored pages).
+    pub fn shrinker_count(&mut self) -> u64 {
+        let stored = self.stored_pages();
+        if !self.cfg.shrinker || stored == 0 || self.lru_len == 0 {
+            return 0;
+        }
+        let protected = self.nr_disk_swapins.min(self.lru_len);
+        self.nr_disk_swapins -= protected;
+        let freeable = self.lru_len - protected;
+        let backing = self.pool.mm_stat().compr_data_size >> crate::PAGE_SHIFT;
+        freeable * backing / stored
+    }
+
+    /// `zswap_shrinker_scan()`: walks up to `nr_to_scan` entries from the LRU's
+    /// head, writing back each unreferenced one; returns the number written.
+    /// Meeting a page already in the swap cache ends the walk: it has reached
+    /// the warm entries (`LRU_STOP`).
+    pub fn shrinker_scan(
+        &mut self,
+        frames: &mut FrameTable,
+        stat: &mut VmStat,
+        swap: &SwapMap,
+        nr_to_scan: u64,
+    ) -> u64 {
+        let mut written = 0;
+        for _ in 0..nr_to_scan {
+            match self.walk_one(frames, stat, swap) {
+                Walk::Empty | Walk::Failed => break,
+                Walk::Rotated => {}
+                Walk::Written => written += 1,
+            }
+        }
+        written
+    }
+
+    /// One step of an LRU walk from the head (`shrink_memcg_cb`): a referenced
+    /// entry loses its bit and rotates; any other is decompressed, freed and
+    /// queued for its device write (`zswap_writeback_entry`), unless its page
+    /// is in the swap cache already (a load that kept the entry).
+    fn walk_one(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap) -> Walk {
+        let slot = self.head;
+        if slot == NIL {
+            return Walk::Empty;
+        }
+        if std::mem::take(&mut self.referenced[slot as usize]) {
+            self.lru_del(slot);
+            self.lru_add(slot);
+            return Walk::Rotated;
+        }
+        if swap.slot(slot).cache.pfn().is_some() {
+            self.lru_del(slot);
+            self.stat.reject_reclaim_fail += 1;
+            return Walk::Failed;
+        }
+        self.invalidate(frames, slot);
+        self.pending.push(slot);
+        self.stat.written_back_pages += 1;
+        stat.count(VmEvent::Zswpwb, 1);
+        // __swap_writepage(): a device write like any swap-out.
+        stat.count(VmEvent::Pswpout, 1);
+        stat.count(VmEvent::Pgpgout, PAGE_SIZE / 1024);
+        Walk::Written
+    }
+
+    /// Takes the slots written back since the last call, for the device writes.
+    pub fn take_writebacks(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.pending)
+    }
+
+    fn lru_add(&mut self, slot: u32) {
+        self.prev[slot as usize] = self.tail;
+        self.next[slot as usize] = NIL;
+        if self.tail == NIL {
+            self.head = slot;
+        } else {
+            self.next[self.tail as usize] = slot;
+        }
+        self.tail = slot;
+        self.lru_len += 1;
+    }
+
+    /// Takes `slot` off the LRU if it is on it.
+    fn lru_del(&mut self, slot: u32) {
+        let s = slot as usize;
+        let (p, n) = (self.prev[s], self.next[s]);
+        if p == NIL && self.head != slot {
+            return;
+        }
+        if p == NIL {
+            self.head = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NIL {
+            self.tail = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+        self.prev[s] = NIL;
+        self.next[s] = NIL;
+        self.lru_len -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CFG: ZswapConfig = ZswapConfig {
+        max_pool_percent: 10,
+        accept_thr_percent: 90,
+        shrinker: true,
+        second_chance: true,
+        exclusive_loads: true,
+    };
+    /// Incompressible pages: one pool page per entry.
+    const WHOLE: ZramConfig = ZramConfig { comp_len: 4096, same_ppm: 0, limit_pages: 0 };
+
+    fn lru(z: &Zswap) -> Vec<u32> {
+        let mut v = Vec::new();
+        let mut s = z.head;
+        while s != NIL {
+            v.push(s);
+            s = z.next[s as usize];
+        }
+        assert_eq!(v.len() as u64, z.lru_len);
+        v
+    }
+
+    #[test]
+    fn a_full_pool_rejects_and_writes_back_to_the_accept_threshold() {
+        // 100 pages of RAM: the pool may take 10 pages, and accepts again at 9.
+        let mut frames = FrameTable::new(100);
+        let mut stat = VmStat::default();
+        let swap = SwapMap::new(64);
+        let mut z = Zswap::new(CFG, WHOLE, 64, 100);
+        for slot in 1..=10 {
+            assert_eq!(z.store(&mut frames, &mut stat, &swap, slot, slot as u64), Store::Stored);
+        }
+        assert_eq!((z.pages(), frames.nr_free()), (10, 90));
+        // The 11th finds the pool full: rejected; the worker rotates the ten
+        // referenced entries, then writes back the oldest, down to 9 pages.
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, 11, 11), Store::Full);
+        assert_eq!(z.take_writebacks(), [1]);
+        assert_eq!((z.pages(), z.stat().pool_limit_hit, z.stat().written_back_pages), (9, 1, 1));
+        assert_eq!(lru(&z), [2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        // At the threshold stores resume; the next full pool writes back slot 2 at once (no longer referenced).
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, 12, 12), Store::Stored);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, 13, 13), Store::Full);
+        assert_eq!(z.take_writebacks(), [2]);
+        assert_eq!(
+            (
+                stat.get(VmEvent::Zswpout),
+                stat.get(VmEvent::Zswpwb),
+                stat.get(VmEvent::Pswpout),
+                z.stat().pool_limit_hit
+            ),
+            (11, 2, 2, 2)
+        );
+        assert_eq!((z.stored_pages(), frames.nr_free()), (9, 91));
+    }
+
+    #[test]
+    fn hysteresis_holds_stores_off_until_the_threshold() {
+        // 400 pages of RAM: a 40-page pool that accepts again at 36 pages.
+        let mut frames = FrameTable::new(400);
+        let mut stat = VmStat::default();
+        let swap = SwapMap::new(64);
+        let mut z = Zswap::new(CFG, WHOLE, 64, 400);
+        for slot in 1..=40 {
+            assert_eq!(z.store(&mut frames, &mut stat, &swap, slot, slot as u64), Store::Stored);
+        }
+        // 40 referenced entries: the worker gives up after 16 rotations.
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, 41, 41), Store::Full);
+        assert_eq!((z.pages(), z.stat().written_back_pages), (40, 0));
+        assert_eq!(lru(&z)[..2], [17, 18]);
+        // Still full: refused, 16 more rotations; the third call reaches unreferenced entries.
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, 42, 42), Store::Full);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, 43, 43), Store::Full);
+        // 8 more rotations, then writes 1..=4 down to the threshold of 36 pages.
+        assert_eq!(z.take_writebacks(), [1, 2, 3, 4]);
+        assert_eq!((z.pages(), z.stat().pool_limit_hit), (36, 3));
+        // Without the second chance the oldest goes at once.
+        let mut z = Zswap::new(ZswapConfig { second_chance: false, ..CFG }, WHOLE, 64, 400);
+        for slot in 1..=41 {
+            z.store(&mut frames, &mut stat, &swap, slot, slot as u64);
+        }
+        assert_eq!(z.take_writebacks(), [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn loads_invalidation_and_same_filled_pages() {
+        let mut frames = FrameTable::new(100);
+        let mut stat = VmStat::default();
+        let swap = SwapMap::new(64);
+        let mut z = Zswap::new(CFG, WHOLE, 16, 100);
+        z.store(&mut frames, &mut stat, &swap, 1, 1);
+        z.store(&mut frames, &mut stat, &swap, 2, 2);
+        // A load without the swap cache keeps the entry; into it (exclusive) frees it.
+        assert!(z.load(&mut frames, &mut stat, 1, false));
+        assert!(z.holds(1));
+        assert!(z.load(&mut frames, &mut stat, 1, true));
+        assert!(!z.holds(1) && !z.load(&mut frames, &mut stat, 1, true));
+        assert_eq!((stat.get(VmEvent::Zswpin), lru(&z)), (2, vec![2]));
+        z.invalidate(&mut frames, 2);
+        assert_eq!((z.pages(), z.stored_pages(), lru(&z)), (0, 0, vec![]));
+        // Same-filled pages are stored without pool memory and stay off the LRU.
+        let mut z = Zswap::new(CFG, ZramConfig { same_ppm: 1_000_000, ..WHOLE }, 16, 100);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, 3, 3), Store::Stored);
+        assert_eq!((z.pages(), z.stored_pages(), z.lru_len), (0, 1, 0));
+        assert_eq!(z.named()[2], ("same_filled_pages", 1));
+    }
+
+    #[test]
+    fn an_entry_whose_page_is_in_the_swap_cache_is_not_written_back() {
+        let mut frames = FrameTable::new(100);
+        let mut stat = VmStat::default();
+        let mut swap = SwapMap::new(64);
+        let cfg = ZswapConfig { second_chance: false, exclusive_loads: false, ..CFG };
+        let mut z = Zswap::new(cfg, WHOLE, 64, 100);
+        for i in 1..=10 {
+            let slot = swap.alloc(crate::RegionId(0), i).unwrap();
+            assert_eq!(z.store(&mut frames, &mut stat, &swap, slot, i as u64), Store::Stored);
+        }
+        // Slot 1 is loaded into the swap cache; the entry stays (no exclusive loads).
+        assert!(z.load(&mut frames, &mut stat, 1, true));
+        *swap.cache_mut(1) = crate::CacheEntry::resident(50);
+        // The worker meets it first: a failure (-EEXIST), off the LRU, kept; then writes back slot 2.
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, 11, 11), Store::Full);
+        assert_eq!((z.take_writebacks(), z.stat().reject_reclaim_fail), (vec![2], 1));
+        assert!(z.holds(1));
+        assert_eq!(lru(&z)[0], 3);
+        // The shrinker stops at such an entry (LRU_STOP).
+        *swap.cache_mut(3) = crate::CacheEntry::resident(51);
+        assert_eq!(z.shrinker_scan(&mut frames, &mut stat, &swap, 10), 0);
+        assert_eq!(z.stat().reject_reclaim_fail, 2);
+    }
+
+    #[test]
+    fn the_shrinker_counts_by_ratio_less_disk_swapins() {
+        let mut frames = FrameTable::new(1000);
+        let mut stat = VmStat::default();
+        let swap = SwapMap::new(64);
+        // 4:1 pages (1024 bytes): 8 entries are 2 pages' worth of compressed data.
+        let mut z = Zswap::new(CFG, ZramConfig { comp_len: 1024, ..WHOLE }, 16, 1000);
+        for slot in 1..=8 {
+            z.store(&mut frames, &mut stat, &swap, slot, slot as u64);
+        }
+        assert_eq!(z.shrinker_count(), 8 * 2 / 8);
+        // Four device swap-ins protect four entries, once.
+        (0..4).for_each(|_| z.note_disk_swapin());
+        assert_eq!(z.shrinker_count(), 4 * 2 / 8);
+        assert_eq!(z.nr_disk_swapins, 0);
+        // A scan of 10 rotates the 8 referenced entries, then writes back 2.
+        assert_eq!(z.shrinker_scan(&mut frames, &mut stat, &swap, 10), 2);
+        assert_eq!(z.take_writebacks(), [1, 2]);
+        let mut off = Zswap::new(ZswapConfig { shrinker: false, ..CFG }, WHOLE, 16, 1000);
+        off.store(&mut frames, &mut stat, &swap, 1, 1);
+        assert_eq!(off.shrinker_count(), 0);
+    }
+}
