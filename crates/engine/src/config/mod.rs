@@ -4,12 +4,14 @@
 
 mod cpu;
 mod numa;
+mod pcp;
 mod settings;
 mod zram;
 
 pub use cpu::CpuCosts;
 pub use knobs::{format_size, parse_size};
 pub use numa::{NumaKnobs, ZoneLayout};
+pub use pcp::PcpKnobs;
 pub use settings::{Setting, SETTINGS};
 pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};
 
@@ -111,6 +113,8 @@ pub struct Config {
     pub sched: SchedKnobs,
     /// Zones and NUMA nodes (`zones`, `numa.*`).
     pub numa: NumaKnobs,
+    /// Per-CPU page lists (`pcp`, `vm.percpu_pagelist_*fraction`).
+    pub pcp: PcpKnobs,
 }
 
 impl Default for Config {
@@ -138,6 +142,7 @@ impl Default for Config {
             zram: ZramKnobs::default(),
             sched: SchedKnobs::default(),
             numa: NumaKnobs::default(),
+            pcp: PcpKnobs::default(),
         }
     }
 }
@@ -301,6 +306,7 @@ impl Config {
                 )));
             }
         }
+        self.pcp.setup(1).map_err(ConfigError::Inconsistent)?;
         if self.fs_kind == DeviceKind::Zram {
             return Err(ConfigError::Inconsistent(
                 "fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into(),

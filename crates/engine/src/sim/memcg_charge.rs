@@ -13,7 +13,7 @@ impl Machine {
     /// Pages charged to the group (S-MC1: every allocated frame but the zram pool).
     fn memcg_charged(&self) -> u64 {
         // The zram pool is kernel memory charged to no group.
-        self.mm.frames.len() as u64 - self.mm.nr_free() - self.mm.nr_zspages()
+        self.mm.frames.len() as u64 - self.mm.nr_free_frames() - self.mm.nr_zspages()
     }
 
     /// Charges one new page to the group, reclaiming synchronously in the
