@@ -3,8 +3,9 @@
 //! direct reclaim, and the retry/OOM rule when reclaim cannot help; NUMA
 //! memory policies and their counters (`zone_statistics()`). Order-0 pages
 //! come from the running CPU's per-CPU list (`rmqueue_pcplist`, `mm::pcp`):
-//! the thread's CPU, the one `cpus=N` gives it or, with `cpus=0`, a CPU of
-//! its own numbered by thread (S-EN1, as the LRU add batches).
+//! the thread's CPU (set when its slow access begins), the one `cpus=N`
+//! gives it or, with `cpus=0`, a CPU of its own numbered by thread (S-EN1, as
+//! the LRU add batches).
 
 use super::{reclaim_clock, Machine, Stall, OOM_STALL_LIMIT};
 use crate::{Nanos, JIFFY_NS};
@@ -99,7 +100,7 @@ impl Machine {
         flags: u16,
         now: Nanos,
     ) -> Result<(Pfn, Nanos), Stall> {
-        self.mm.pcp_switch(self.lru_batches.cpu());
+        self.mm.pcp_sync();
         let t = self.alloc_target();
         let class = self.user_class;
         if let Some(z) = self.fair_pass(t, class).or_else(|| self.first_zone_ok(t, Watermark::Low, class)) {
@@ -152,7 +153,7 @@ impl Machine {
     /// An allocation that never reclaims nor wakes kswapd (readahead's
     /// `__GFP_NORETRY`): a zone above its min watermark, or nothing.
     pub(super) fn alloc_frame_nowait(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        self.mm.pcp_switch(self.lru_batches.cpu());
+        self.mm.pcp_sync();
         let t = self.alloc_target();
         let z = self.first_zone_ok(t, Watermark::Min, self.user_class)?;
         Some(self.take(z, t, owner, index, flags))
