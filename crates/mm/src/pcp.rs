@@ -414,10 +414,15 @@ impl Mm {
 
     /// Puts every change of the zones' free frames since the last look down to
     /// the current CPU's lists: frees onto them, allocations from them.
+    #[inline]
     pub fn pcp_sync(&mut self) {
-        if self.pcp.zones.is_empty() {
-            return;
+        if !self.pcp.zones.is_empty() {
+            self.pcp_sync_lists();
         }
+    }
+
+    /// [`Mm::pcp_sync`] on a machine with lists.
+    fn pcp_sync_lists(&mut self) {
         for z in 0..self.zones.len() {
             let (now, seen) = (self.frames.nr_free_in(z), self.pcp.seen[z]);
             for f in seen..now {
@@ -431,10 +436,11 @@ impl Mm {
     }
 
     /// CPU `cpu` runs next: what happened so far is put down to the CPU that ran before.
+    #[inline]
     pub fn pcp_switch(&mut self, cpu: usize) {
-        self.pcp_sync();
-        if let Some(z) = self.pcp.zones.first() {
-            self.pcp.cpu = cpu.min(z.cpus.len() - 1);
+        if let Some(n) = self.pcp.zones.first().map(|z| z.cpus.len()) {
+            self.pcp_sync_lists();
+            self.pcp.cpu = cpu.min(n - 1);
         }
     }
 
