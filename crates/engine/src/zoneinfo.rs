@@ -26,6 +26,19 @@ pub struct ZoneReport {
     pub lowmem_reserve: [u64; MAX_NR_ZONES],
     /// The zone's allocation and NUMA counters.
     pub stat: ZoneStat,
+    /// `pagesets`: each CPU's per-CPU list at the end (empty with `pcp=off`).
+    pub pagesets: Vec<Pageset>,
+}
+
+/// One CPU's per-CPU list of a zone, as `/proc/zoneinfo`'s `pagesets` shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pageset {
+    /// Free pages on the list (not in `free`).
+    pub count: u32,
+    /// `high`: the list is drained when it reaches this.
+    pub high: u32,
+    /// `batch`: pages moved per refill (and per drain before v5.14).
+    pub batch: u32,
 }
 
 impl ZoneReport {
@@ -45,6 +58,10 @@ impl ZoneReport {
                 free: mm.zone_free(i),
                 lowmem_reserve: z.lowmem_reserve,
                 stat: z.stat,
+                pagesets: (0..mm.pcp.nr_cpus())
+                    .filter_map(|cpu| mm.pcp.list(i, cpu))
+                    .map(|(p, batch)| Pageset { count: p.count, high: p.high, batch })
+                    .collect(),
             })
             .collect()
     }
@@ -72,6 +89,17 @@ pub fn zoneinfo_text(zones: &[ZoneReport]) -> String {
             ("numa_other", s.numa_other),
         ] {
             let _ = writeln!(out, "      {name:<15} {v}");
+        }
+        if !z.pagesets.is_empty() {
+            let _ = writeln!(out, "  pagesets");
+        }
+        for (cpu, p) in z.pagesets.iter().enumerate() {
+            let _ = writeln!(out, "    cpu: {cpu}");
+            let _ = writeln!(
+                out,
+                "              count: {}\n              high:  {}\n              batch: {}",
+                p.count, p.high, p.batch
+            );
         }
         let _ = writeln!(out, "  start_pfn:           {}", z.start_pfn);
     }

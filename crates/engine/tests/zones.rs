@@ -21,11 +21,16 @@ fn two_node_writer(extra: &[(&str, &str)], pages: u32, placement: Placement) -> 
 /// A 6G x86-64 machine (v6.2) filling 5G: DMA 4096 pages, DMA32 782336,
 /// Normal 786432; watermarks (hand-checked in reclaim's watermark tests):
 /// Normal low 2040, DMA32 low 2029 plus its reserve against Normal 786432 /
-/// 256 = 3072, DMA low 10 plus reserve 6128. User pages come from Normal
-/// until its free pages fall to 2040 (786432 - 2040 = 784392 pages), then
-/// from DMA32: 5G = 1310720 pages, so 1310720 - 784392 = 526328 from DMA32
-/// (which keeps 782336 - 526328 = 256008 free, far above 2029 + 3072), none
-/// from DMA, and no zone went below its low watermark: kswapd never ran.
+/// 256 = 3072, DMA low 10 plus reserve 6128. The writer's per-CPU lists
+/// (v6.2: `lowmark`) are refilled 63 pages at a time (Normal and DMA32:
+/// min(managed >> 10, 256) / 4 = 64, 64 + 32 -> 63). User pages come from
+/// Normal while its free count is above 2040 before an allocation: after R
+/// refills it is 786432 - 63R, above 2040 up to R = 12450, so allocations
+/// 1..=784351 (63 * 12450 + 1) pass, the last one refilling once more
+/// (786432 - 63 * 12451 = 2019 free, 62 left on the list). Then DMA32:
+/// 1310720 - 784351 = 526369 pages, 8356 refills (526428 pages): 782336 -
+/// 526428 = 255908 free, far above 2029 + 3072; none from DMA, and no zone
+/// went below its low watermark: kswapd never ran.
 #[test]
 fn six_gib_filling_five_allocates_from_dma32_and_normal() {
     let mut b = testkit::builder("v6.2", &[("memory", "6G"), ("zones", "x86_64")]);
@@ -34,10 +39,10 @@ fn six_gib_filling_five_allocates_from_dma32_and_normal() {
     testkit::write_pages(&mut sim, region, 0..1_310_720).unwrap();
     sim.check_invariants();
     let s = |e| testkit::stat(&sim, e);
-    assert_eq!((s(VmEvent::PgallocNormal), s(VmEvent::PgallocDma32), s(VmEvent::PgallocDma)), (784_392, 526_328, 0));
+    assert_eq!((s(VmEvent::PgallocNormal), s(VmEvent::PgallocDma32), s(VmEvent::PgallocDma)), (784_351, 526_369, 0));
     assert_eq!((s(VmEvent::Pageoutrun), s(VmEvent::AllocstallNormal)), (0, 0));
     let free: Vec<u64> = (0..3).map(|z| sim.mm().zone_free(z)).collect();
-    assert_eq!(free, [4096, 256_008, 2040]);
+    assert_eq!(free, [4096, 255_908, 2019]);
     assert_eq!((s(VmEvent::NumaHit), s(VmEvent::NumaLocal), s(VmEvent::NumaMiss)), (1_310_720, 1_310_720, 0));
 }
 

@@ -222,6 +222,7 @@ fn zones_json(r: &RunReport) -> Value {
                 "high": z.high,
                 "free": z.free,
                 "lowmem_reserve": z.lowmem_reserve,
+                "pagesets": z.pagesets.iter().map(|p| json!({"count": p.count, "high": p.high, "batch": p.batch})).collect::<Vec<_>>(),
                 "pgalloc": z.stat.pgalloc,
                 "numa_hit": z.stat.numa_hit,
                 "numa_miss": z.stat.numa_miss,

@@ -12,6 +12,7 @@ pub mod dirty;
 pub mod entry;
 pub mod frame;
 pub mod list;
+pub mod pcp;
 pub mod slab;
 pub mod space;
 pub mod swap;
@@ -25,6 +26,7 @@ pub use dirty::DirtyState;
 pub use entry::{CacheEntry, Pte, Shadow};
 pub use frame::{Frame, FrameTable, Owner, PageFlags, Pfn, NO_PFN};
 pub use list::LruList;
+pub use pcp::{PcpForm, PcpLists, PcpSetup};
 pub use slab::{Dcache, LruItem, ShrinkerId, Slab, SlabCache};
 pub use space::{File, FileId, Region, RegionId, RegionKind};
 pub use swap::{SwapMap, SwapSlot};
@@ -80,6 +82,8 @@ pub struct Mm {
     pub zswap: Option<Zswap>,
     /// Shrinkable slab caches (dentries, inodes, page-cache tree nodes).
     pub slab: Slab,
+    /// Per-CPU page lists: free frames not in the zones' free counts.
+    pub pcp: PcpLists,
     /// Tracepoint recording: `None` (off) unless a front end installs a sink.
     pub tracer: Option<Box<tracepoint::Tracer>>,
     /// Pages the kernel held off the LRU from boot (`memory.reserved`): never freed.
@@ -120,6 +124,7 @@ impl Mm {
             zram: None,
             zswap: None,
             slab: Slab::default(),
+            pcp: PcpLists::default(),
             tracer: None,
             reserved: 0,
         }
@@ -265,15 +270,22 @@ impl Mm {
         id
     }
 
-    /// Free pages in all zones.
+    /// `NR_FREE_PAGES`: free pages in all zones, not counting those on per-CPU lists.
     pub fn nr_free(&self) -> u64 {
+        let held: u64 = (0..self.zones.len()).map(|z| self.pcp.held(z) as u64).sum();
+        (self.frames.nr_free() as u64).saturating_sub(held)
+    }
+
+    /// Free page frames, those on per-CPU lists included (page accounting).
+    pub fn nr_free_frames(&self) -> u64 {
         self.frames.nr_free() as u64
     }
 
-    /// Free pages of zone `zone` (an index into [`Mm::zones`]).
+    /// Free pages of zone `zone` (an index into [`Mm::zones`]) as the
+    /// watermark checks count them: not those on per-CPU lists.
     #[inline]
     pub fn zone_free(&self, zone: usize) -> u64 {
-        self.frames.nr_free_in(zone) as u64
+        self.frames.nr_free_in(zone).saturating_sub(self.pcp.held(zone)) as u64
     }
 
     /// The node frame `pfn` is on.

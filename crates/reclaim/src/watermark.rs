@@ -150,6 +150,36 @@ mod tests {
         assert_eq!(z.watermark, [256, 256 + 1638, 256 + 2 * 1638, 256 + 3 * 1638]);
     }
 
+    /// Pages on per-CPU lists are free frames but not free pages to the
+    /// checks. 16384 pages: min 256, low 256 + max(64, 16) = 320; a v5.14 list
+    /// on one CPU (batch 3) is refilled 3 pages at a time. After 16060
+    /// allocations (5354 refills = 16062 pages) 2 are on the list and the zone
+    /// has 322 > 320; the 16063rd allocation refills again: 321 frames are
+    /// free but the zone has 319, below low. Draining the list gives 321.
+    #[test]
+    fn per_cpu_pages_count_as_allocated() {
+        let mut m = Mm::new(16_384, 0);
+        let mfk = default_min_free_kbytes(16_384 * 4);
+        setup_per_zone_wmarks(&mut m.zones, mfk, WatermarkGap::Scaled { watermark_scale_factor: 10 });
+        assert_eq!(m.zones[0].wmark(Watermark::Low), 320);
+        m.setup_pcp(mm::PcpSetup { form: mm::PcpForm::LowMark, fraction: 0, cpus: 1 });
+        let take = |m: &mut Mm, n: u32| {
+            for _ in 0..n {
+                m.frames.alloc_in(0, mm::Owner::KERNEL, 0, 0).unwrap();
+            }
+            m.pcp_sync();
+        };
+        take(&mut m, 16_060);
+        assert_eq!((m.pcp.held(0), m.zone_free(0)), (2, 322));
+        assert!(zone_watermark_ok(&m, 0, Watermark::Low, ZoneId::Normal));
+        take(&mut m, 3);
+        assert_eq!((m.pcp.held(0), m.zone_free(0), m.nr_free(), m.nr_free_frames()), (2, 319, 319, 321));
+        assert!(!zone_watermark_ok(&m, 0, Watermark::Low, ZoneId::Normal));
+        m.drain_all_pages();
+        assert_eq!((m.pcp.held(0), m.zone_free(0)), (0, 321));
+        assert!(zone_watermark_ok(&m, 0, Watermark::Low, ZoneId::Normal));
+    }
+
     #[test]
     fn min_free_kbytes_clamps() {
         assert_eq!(default_min_free_kbytes(16), 128);

@@ -4,6 +4,7 @@
 
 mod cpu;
 mod numa;
+mod pcp;
 mod settings;
 mod zram;
 mod zswap;
@@ -11,6 +12,7 @@ mod zswap;
 pub use cpu::CpuCosts;
 pub use knobs::{format_size, parse_size};
 pub use numa::{NumaKnobs, ZoneLayout};
+pub use pcp::PcpKnobs;
 pub use settings::{Setting, SETTINGS};
 pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};
 pub use zswap::ZswapKnobs;
@@ -117,6 +119,8 @@ pub struct Config {
     pub numa: NumaKnobs,
     /// The OOM killer's sysctls (`vm.panic_on_oom`).
     pub oom: crate::oom::OomKnobs,
+    /// Per-CPU page lists (`pcp`, `vm.percpu_pagelist_*fraction`).
+    pub pcp: PcpKnobs,
 }
 
 impl Default for Config {
@@ -146,6 +150,7 @@ impl Default for Config {
             sched: SchedKnobs::default(),
             numa: NumaKnobs::default(),
             oom: Default::default(),
+            pcp: PcpKnobs::default(),
         }
     }
 }
@@ -309,6 +314,7 @@ impl Config {
                 )));
             }
         }
+        self.pcp.setup(1).map_err(ConfigError::Inconsistent)?;
         if self.fs_kind == DeviceKind::Zram {
             return Err(ConfigError::Inconsistent(
                 "fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into(),

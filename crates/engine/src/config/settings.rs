@@ -1,7 +1,7 @@
 //! The settings table: every knob of every part of [`Config`], gathered from
 //! the declarations next to the code that reads them.
 
-use super::{cpu, numa, zram, zswap, Config};
+use super::{cpu, numa, pcp, zram, zswap, Config};
 use crate::{device, memcg, sched, swap_ra, writeback};
 use std::sync::LazyLock;
 
@@ -29,6 +29,7 @@ pub static SETTINGS: LazyLock<Vec<Setting>> = LazyLock::new(|| {
     t.extend(Setting::lift(cpu::KNOBS, "cpu.", "", |c| &c.cpu, |c| &mut c.cpu));
     t.extend(Setting::lift(numa::KNOBS, "", "", |c| &c.numa, |c| &mut c.numa));
     t.extend(Setting::lift(crate::oom::KNOBS, "", "", |c| &c.oom, |c| &mut c.oom));
+    t.extend(Setting::lift(pcp::KNOBS, "", "", |c| &c.pcp, |c| &mut c.pcp));
     t
 });
 

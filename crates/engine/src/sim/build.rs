@@ -213,8 +213,16 @@ impl SimBuilder {
         Ok(())
     }
 
-    /// Finishes building.
-    pub fn build(self) -> Sim {
+    /// Finishes building: the per-CPU page lists are sized for the CPUs,
+    /// `cpus` of them, or with `cpus=0` one per thread and one per kswapd
+    /// (S-EN1: every actor has a CPU of its own).
+    pub fn build(mut self) -> Sim {
+        let cpus = match self.m.cfg.sched.cpus {
+            0 => (self.threads.len() + self.m.kswapds.len()) as u32,
+            n => n as u32,
+        };
+        let setup = self.m.cfg.pcp.setup(cpus).expect("checked by Config::validate");
+        self.m.mm.setup_pcp(setup);
         Sim { m: self.m, threads: self.threads, paranoid: false }
     }
 }

@@ -62,6 +62,8 @@ impl Machine {
 
     /// The slow path: faults and page-cache misses. Returns (latency, of which reclaim stall).
     pub(super) fn slow_access(&mut self, a: Access, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
+        // The access's frees and allocations use the running thread's per-CPU lists.
+        self.mm.pcp_switch(self.lru_batches.cpu());
         match a {
             Access::Mem { region, page, write } => {
                 let r = &self.mm.regions[region.0 as usize];

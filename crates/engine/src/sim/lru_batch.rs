@@ -37,6 +37,11 @@ impl LruAddBatches {
         self.cpu = cpu;
     }
 
+    /// The CPU whose thread runs now.
+    pub fn cpu(&self) -> usize {
+        self.cpu
+    }
+
     /// One page added on the current CPU (`lru_cache_add`). True if it filled
     /// the batch, which is then drained: the page is on its list.
     pub fn add(&mut self) -> bool {

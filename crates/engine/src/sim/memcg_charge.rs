@@ -14,7 +14,7 @@ impl Machine {
     fn memcg_charged(&self) -> u64 {
         // The zram pool is kernel memory charged to no group; zswap's is
         // charged to the group of the pages it holds (`obj_cgroup_charge_zswap`).
-        self.mm.frames.len() as u64 - self.mm.nr_free() - self.mm.zram.as_ref().map_or(0, mm::ZramPool::pages)
+        self.mm.frames.len() as u64 - self.mm.nr_free_frames() - self.mm.zram.as_ref().map_or(0, mm::ZramPool::pages)
     }
 
     /// Charges one new page to the group, reclaiming synchronously in the

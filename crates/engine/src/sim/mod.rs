@@ -530,7 +530,7 @@ impl Machine {
     fn check_invariants(&self) {
         self.policy.check_invariants(&self.mm);
         let on_lists = self.policy.lru_sizes().total();
-        let (free, pool, reserved) = (self.mm.nr_free(), self.mm.nr_zspages(), self.mm.nr_reserved());
+        let (free, pool, reserved) = (self.mm.nr_free_frames(), self.mm.nr_zspages(), self.mm.nr_reserved());
         let slab = self.mm.slab.reclaimable_pages();
         assert_eq!(
             free + on_lists + pool + reserved + slab,
@@ -538,6 +538,7 @@ impl Machine {
             "page accounting: free {free} + on LRU {on_lists} + zsmalloc pools {pool} + reserved {reserved} + slab {slab} != total"
         );
         self.mm.check_slab();
+        self.mm.check_pcp();
         self.check_dirty_gauges();
     }
 }

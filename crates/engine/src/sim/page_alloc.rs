@@ -1,12 +1,16 @@
 //! The page allocator (mm/page_alloc.c): the zonelist walk at the low
 //! watermark, kswapd wakeups on the zonelist's nodes, the min watermark,
 //! direct reclaim, and the retry/OOM rule when reclaim cannot help; NUMA
-//! memory policies and their counters (`zone_statistics()`).
+//! memory policies and their counters (`zone_statistics()`). Order-0 pages
+//! come from the running CPU's per-CPU list (`rmqueue_pcplist`, `mm::pcp`):
+//! the thread's CPU (set when its slow access begins), the one `cpus=N`
+//! gives it or, with `cpus=0`, a CPU of its own numbered by thread (S-EN1, as
+//! the LRU add batches).
 
 use super::{reclaim_clock, Machine, Stall, OOM_STALL_LIMIT};
 use crate::{Nanos, JIFFY_NS};
 use mm::tracepoint::{ThrottleState, Tracepoint};
-use mm::{Owner, Pfn, VmEvent, Watermark, ZoneId};
+use mm::{Owner, PcpForm, Pfn, VmEvent, Watermark, ZoneId};
 use reclaim::watermark::zone_watermark_ok;
 use reclaim::{direct, ReclaimWork};
 
@@ -43,6 +47,11 @@ pub(super) struct TaskNuma {
 }
 
 impl TaskNuma {
+    /// The number of threads.
+    pub(super) fn nr_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+
     /// Registers the next thread with the current placement.
     pub(super) fn add_task(&mut self) {
         self.tasks.push((self.next, self.next.node));
@@ -80,8 +89,10 @@ impl Machine {
 
     /// The page allocator proper: `get_page_from_freelist` at the low
     /// watermark, then `__alloc_pages_slowpath` (kswapd, min watermark, direct
-    /// reclaim). Simplification: a direct reclaimer that freed pages takes one
-    /// even if every zone is still below min (the kernel retries the freelist).
+    /// reclaim). After direct reclaim, a failed freelist try drains every
+    /// CPU's list and tries again (`__alloc_pages_direct_reclaim`'s
+    /// `drain_all_pages`). Simplification: a direct reclaimer that freed pages
+    /// takes one even if every zone is still below min (the kernel retries the freelist).
     pub(super) fn alloc_frame(
         &mut self,
         owner: Owner,
@@ -89,6 +100,7 @@ impl Machine {
         flags: u16,
         now: Nanos,
     ) -> Result<(Pfn, Nanos), Stall> {
+        self.mm.pcp_sync();
         let t = self.alloc_target();
         let class = self.user_class;
         if let Some(z) = self.fair_pass(t, class).or_else(|| self.first_zone_ok(t, Watermark::Low, class)) {
@@ -123,10 +135,15 @@ impl Machine {
             }
             self.stalled_attempts = 0;
         }
-        let zone = self.first_zone_ok(t, Watermark::Min, class).or_else(|| {
-            let mut list = self.zonelist(t);
-            (sc.nr_reclaimed > 0).then(|| list.find(|&z| self.mm.zone_free(z) > 0)).flatten()
-        });
+        self.mm.pcp_sync();
+        let mut zone = self.first_zone_ok(t, Watermark::Min, class);
+        if zone.is_none() && sc.nr_reclaimed > 0 {
+            self.mm.drain_all_pages();
+            zone = self.first_zone_ok(t, Watermark::Min, class).or_else(|| {
+                let mut list = self.zonelist(t);
+                list.find(|&z| self.mm.zone_free(z) > 0)
+            });
+        }
         match zone {
             Some(z) => Ok((self.take(z, t, owner, index, flags), stall)),
             None => Err(self.throttle(now + stall)),
@@ -136,6 +153,7 @@ impl Machine {
     /// An allocation that never reclaims nor wakes kswapd (readahead's
     /// `__GFP_NORETRY`): a zone above its min watermark, or nothing.
     pub(super) fn alloc_frame_nowait(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
+        self.mm.pcp_sync();
         let t = self.alloc_target();
         let z = self.first_zone_ok(t, Watermark::Min, self.user_class)?;
         Some(self.take(z, t, owner, index, flags))
@@ -211,10 +229,19 @@ impl Machine {
         None
     }
 
-    /// Takes a frame of zone `z` (which has one free) and counts the
-    /// allocation in `pgalloc_*` and the NUMA counters (`zone_statistics()`).
+    /// Takes a frame of zone `z` (which has one free) from the running CPU's
+    /// list and counts the allocation in `pgalloc_*` and the NUMA counters
+    /// (`zone_statistics()`). v6.7+: a zone found below its high watermark is
+    /// marked `ZONE_BELOW_HIGH` (`get_page_from_freelist`).
     fn take(&mut self, z: usize, t: Target, owner: Owner, index: u32, flags: u16) -> Pfn {
+        if self.mm.pcp.form() == PcpForm::Tuned
+            && !self.mm.pcp.below_high(z)
+            && !zone_watermark_ok(&self.mm, z, Watermark::High, self.user_class)
+        {
+            self.mm.pcp.note_below_high(z);
+        }
         let pfn = self.mm.alloc_in(z, owner, index, flags).expect("zone above a watermark has free pages");
+        self.mm.pcp_sync();
         let zone = &mut self.mm.zones[z];
         zone.alloc_batch -= 1;
         zone.fair_depleted |= zone.alloc_batch <= 0;
