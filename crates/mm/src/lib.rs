@@ -8,6 +8,7 @@
 //! **Architecture invariant:** `mm` knows no policy, no time and no randomness.
 #![deny(missing_docs)]
 
+pub mod cgroup;
 pub mod dirty;
 pub mod entry;
 pub mod frame;
@@ -22,6 +23,7 @@ pub mod zone;
 pub mod zram;
 pub mod zswap;
 
+pub use cgroup::{CgId, Cgroup, Cgroups};
 pub use dirty::DirtyState;
 pub use entry::{CacheEntry, Pte, Shadow};
 pub use frame::{Frame, FrameTable, Owner, PageFlags, Pfn, NO_PFN};
@@ -84,6 +86,8 @@ pub struct Mm {
     pub slab: Slab,
     /// Per-CPU page lists: free frames not in the zones' free counts.
     pub pcp: PcpLists,
+    /// The memory cgroup tree (the root alone unless groups are created).
+    pub cgroups: Cgroups,
     /// Tracepoint recording: `None` (off) unless a front end installs a sink.
     pub tracer: Option<Box<tracepoint::Tracer>>,
     /// Pages the kernel held off the LRU from boot (`memory.reserved`): never freed.
@@ -125,6 +129,7 @@ impl Mm {
             zswap: None,
             slab: Slab::default(),
             pcp: PcpLists::default(),
+            cgroups: Cgroups::default(),
             tracer: None,
             reserved: 0,
         }
@@ -168,6 +173,10 @@ impl Mm {
     /// `swap_free()` of the last reference: frees the slot and its compressed
     /// copy on zram (`zram_slot_free_notify`) or in zswap (`zswap_invalidate`).
     pub fn swap_free(&mut self, slot: u32) {
+        if self.cgroups.enabled() {
+            let cg = self.regions[self.swap.slot(slot).region as usize].cg;
+            self.cgroups.charge_swap(cg, -1);
+        }
         self.swap.free(slot);
         let before = self.nr_zspages();
         if let Some(z) = &mut self.zram {
@@ -203,6 +212,55 @@ impl Mm {
         let ok = z.write(&mut self.frames, slot, key);
         self.count_pool_pages(before);
         ok
+    }
+
+    /// `folio_alloc_swap()` with `mem_cgroup_try_charge_swap()`: a slot for
+    /// page `index` of anonymous region `region`, charged to the region's
+    /// group; `None` when swap is full or the group is at `memory.swap.max`.
+    pub fn swap_alloc(&mut self, region: RegionId, index: u32) -> Option<u32> {
+        if !self.cgroups.enabled() {
+            return self.swap.alloc(region, index);
+        }
+        let cg = self.regions[region.0 as usize].cg;
+        if self.cgroups.swap_room(cg) == 0 {
+            return None;
+        }
+        let slot = self.swap.alloc(region, index)?;
+        self.cgroups.charge_swap(cg, 1);
+        Some(slot)
+    }
+
+    /// `mem_cgroup_get_nr_swap_pages()` of the group reclaim works for now:
+    /// free swap slots, capped by the room under its `memory.swap.max`.
+    #[inline]
+    pub fn nr_swap_pages(&self) -> u64 {
+        let free = self.swap.nr_free() as u64;
+        if !self.cgroups.enabled() {
+            return free;
+        }
+        free.min(self.cgroups.swap_room(self.cgroups.current()))
+    }
+
+    /// The memory cgroup a page of `owner` is charged to (the root for kernel pages).
+    #[inline]
+    pub fn group_of(&self, owner: Owner) -> CgId {
+        if let Some(r) = owner.as_anon() {
+            self.regions[r.0 as usize].cg
+        } else if let Some(f) = owner.as_file() {
+            self.files[f.0 as usize].cg
+        } else {
+            CgId::ROOT
+        }
+    }
+
+    /// Frees the LRU page `pfn` and uncharges it from its group.
+    #[inline]
+    pub fn free_frame(&mut self, pfn: Pfn) {
+        if self.cgroups.enabled() {
+            let cg = self.group_of(self.frames[pfn].owner);
+            self.cgroups.uncharge(cg, 1);
+        }
+        self.frames.free(pfn);
     }
 
     /// `zswap_store()` of the swap-cache page `pfn` as reclaim writes it:
@@ -299,6 +357,9 @@ impl Mm {
     #[inline]
     pub fn alloc_in(&mut self, zone: usize, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
         let pfn = self.frames.alloc_in(zone, owner, index, flags)?;
+        if self.cgroups.enabled() {
+            self.cgroups.charge(self.group_of(owner), 1);
+        }
         let z = &mut self.zones[zone];
         z.stat.pgalloc += 1;
         self.stat.count(VmEvent::PgallocDma.in_zone(z.id), 1);

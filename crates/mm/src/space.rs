@@ -1,5 +1,6 @@
 //! Address spaces: regions (VMAs) with page tables, and files with page caches.
 
+use crate::cgroup::CgId;
 use crate::entry::{CacheEntry, Pte};
 
 /// Index of a region in `Mm::regions`.
@@ -36,12 +37,14 @@ pub struct Region {
     pub ptes: Vec<Pte>,
     /// `VM_EXEC`: an executable mapping (its referenced file pages stay active).
     pub exec: bool,
+    /// The memory cgroup its anonymous pages are charged to.
+    pub cg: CgId,
 }
 
 impl Region {
     /// A region of `pages` pages with every PTE empty.
     pub fn new(kind: RegionKind, pages: u32) -> Region {
-        Region { kind, ptes: vec![Pte::NONE; pages as usize], exec: false }
+        Region { kind, ptes: vec![Pte::NONE; pages as usize], exec: false, cg: CgId::ROOT }
     }
     /// Number of pages.
     pub fn nr_pages(&self) -> u32 {
@@ -56,12 +59,14 @@ pub struct File {
     pub cache: Vec<CacheEntry>,
     /// Regions that map this file, for the reverse map.
     pub mappers: Vec<RegionId>,
+    /// The memory cgroup its pages are charged to (S-CG1).
+    pub cg: CgId,
 }
 
 impl File {
     /// A file of `pages` pages, nothing cached.
     pub fn new(pages: u32) -> File {
-        File { cache: vec![CacheEntry::EMPTY; pages as usize], mappers: Vec::new() }
+        File { cache: vec![CacheEntry::EMPTY; pages as usize], mappers: Vec::new(), cg: CgId::ROOT }
     }
     /// Number of pages.
     pub fn nr_pages(&self) -> u32 {

@@ -267,7 +267,7 @@ fn shrink_one<H: FolioHooks, const TRACE: bool>(
     if anon && !mm.frames[pfn].flags.has(PageFlags::SWAPCACHE) {
         let f = mm.frames[pfn];
         let region = f.owner.as_anon().expect("swap-backed page without an anon owner");
-        let Some(slot) = mm.swap.alloc(region, f.index) else {
+        let Some(slot) = mm.swap_alloc(region, f.index) else {
             return Verdict::Activate;
         };
         *mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
@@ -375,6 +375,6 @@ fn remove_mapping<H: FolioHooks, const TRACE: bool>(mm: &mut Mm, hooks: &mut H, 
         mm.trace_if::<TRACE>(|| Tracepoint::FilemapDelete { pfn, file, index: f.index });
         mm.set_cache_entry(file, f.index, entry);
     }
-    mm.frames.free(pfn);
+    mm.free_frame(pfn);
     mm.stat.count(VmEvent::Pgfree, 1);
 }

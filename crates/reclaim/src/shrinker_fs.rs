@@ -78,7 +78,7 @@ impl SuperBlock {
                 continue;
             }
             cx.mm.set_cache_entry(file, index, CacheEntry::EMPTY);
-            cx.mm.frames.free(pfn);
+            cx.mm.free_frame(pfn);
             reaped += 1;
         }
         cx.mm.stat.count(VmEvent::Pgfree, reaped);

@@ -233,7 +233,7 @@ pub(super) fn reap_anon_page(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, pfn: P
         *mm.swap.cache_mut(f.swap) = CacheEntry::EMPTY;
         mm.swap_free(f.swap);
     }
-    mm.frames.free(pfn);
+    mm.free_frame(pfn);
     mm.stat.count(VmEvent::Pgfree, 1);
     true
 }

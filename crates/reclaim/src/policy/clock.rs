@@ -100,7 +100,7 @@ impl Clock {
     pub fn scan_targets(&self, mm: &Mm, sc: &ScanControl) -> [u64; 2] {
         let swappiness = self.cfg.swappiness as u64;
         let scan = |ty: usize| self.lists[ty].len() >> sc.priority;
-        if !sc.may_swap || mm.swap.nr_free() == 0 {
+        if !sc.may_swap || mm.nr_swap_pages() == 0 {
             [0, scan(FILE)]
         } else if sc.priority == 0 && swappiness != 0 {
             [scan(ANON), scan(FILE)]
@@ -228,7 +228,7 @@ impl ReclaimPolicy for Clock {
             }
         }
         sc.nr_reclaimed += reclaimed;
-        let anon = if mm.swap.nr_free() > 0 { self.lists[ANON].len() } else { 0 };
+        let anon = if mm.nr_swap_pages() > 0 { self.lists[ANON].len() } else { 0 };
         throttle::after_shrink_node(mm, sc, &self.cfg.dirty, self.lists[FILE].len() + anon);
     }
 

@@ -198,7 +198,7 @@ impl Classic {
         let ShadowInfo { eviction, workingset, .. } = unpack_shadow(shadow);
         mm.stat.count(if anon { VmEvent::WorkingsetRefaultAnon } else { VmEvent::WorkingsetRefaultFile }, 1);
         let distance = refault_distance(self.nonresident_age, eviction);
-        let (challenges, swap) = (self.cfg.cache_challenges_anon, mm.swap.nr_free() > 0);
+        let (challenges, swap) = (self.cfg.cache_challenges_anon, mm.nr_swap_pages() > 0);
         let workingset_size = if challenges {
             let mut ws = self.stat_len(AF);
             if anon {
@@ -545,7 +545,7 @@ impl ReclaimPolicy for Classic {
         sc.nr = Default::default();
         sc.cache_trim_mode = self.pass.cache_trim_mode;
         self.shrink_lruvec(mm, sc, env, clock);
-        let anon = if mm.swap.nr_free() > 0 { self.len(IA) + self.len(AA) } else { 0 };
+        let anon = if mm.nr_swap_pages() > 0 { self.len(IA) + self.len(AA) } else { 0 };
         throttle::after_shrink_node(mm, sc, &self.cfg.dirty, self.len(IF) + self.len(AF) + anon);
     }
 

@@ -72,7 +72,7 @@ impl Classic {
     /// `get_scan_count()`: how many pages of each list to scan at `sc.priority`.
     pub fn get_scan_count(&mut self, mm: &Mm, sc: &ScanControl) -> ScanCount {
         let swappiness = self.cfg.swappiness as u64;
-        let balance = if !sc.may_swap || mm.swap.nr_free() == 0 {
+        let balance = if !sc.may_swap || mm.nr_swap_pages() == 0 {
             ScanBalance::File
         } else if sc.reclaimer.is_cgroup() && swappiness == 0 {
             // A group with swappiness 0 never swaps under its own limit.

@@ -18,7 +18,7 @@ use mm::Mm;
 impl Mglru {
     /// `get_swappiness()`: 0 without usable swap (fewer than 64 free slots).
     pub(super) fn get_swappiness(&self, mm: &Mm, sc: &ScanControl) -> u32 {
-        if !sc.may_swap || (mm.swap.nr_free() as u64) < MIN_LRU_BATCH {
+        if !sc.may_swap || mm.nr_swap_pages() < MIN_LRU_BATCH {
             0
         } else {
             self.cfg.swappiness
