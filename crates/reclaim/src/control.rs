@@ -150,6 +150,12 @@ pub struct ScanControl {
     /// kswapd's aging asks for the OOM killer (MGLRU's `min_ttl_ms` found
     /// every generation too young); the engine invokes it.
     pub oom: bool,
+    /// `sc->target_mem_cgroup`: the group whose subtree is reclaimed (the root: global reclaim).
+    pub target_memcg: mm::CgId,
+    /// `sc->memcg_low_reclaim`: reclaim groups under their `memory.low` too (the retry).
+    pub memcg_low_reclaim: bool,
+    /// `sc->memcg_low_skipped`: a group was spared for its `memory.low`.
+    pub memcg_low_skipped: bool,
 }
 
 impl ScanControl {
@@ -176,6 +182,9 @@ impl ScanControl {
             reclaim_idx: mm::ZoneId::Movable,
             nid: None,
             oom: false,
+            target_memcg: mm::CgId::ROOT,
+            memcg_low_reclaim: false,
+            memcg_low_skipped: false,
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Models `try_to_free_pages()` / `do_try_to_free_pages()`, mm/vmscan.c (v6.x).
 //! Simplifications: S-DR1: no `throttle_direct_reclaim` (pfmemalloc) wait and no
-//! compaction; S-DR2: the memory.low retry is absent (no protected groups).
+//! compaction.
 //! Time passes inside a call: after each reclaim batch (the classic LRU's
 //! 32-page `shrink_inactive_list`/`shrink_active_list` chunks, MGLRU's
 //! `evict_folios` rounds; other policies between priority passes) the
@@ -67,8 +67,8 @@ pub(crate) fn do_try_to_free_pages(
     sc.now_ns = env.now_ns;
     let mut total_scanned = 0;
     let mut first_pass = true;
-    // At most two rounds: the second with forced deactivation.
-    for _ in 0..2 {
+    // At most three rounds: then with forced deactivation, then into protected groups.
+    for _ in 0..3 {
         if !sc.reclaimer.is_cgroup() {
             mm.stat.count(VmEvent::AllocstallDma.in_zone(sc.reclaim_idx), 1);
         }
@@ -96,13 +96,22 @@ pub(crate) fn do_try_to_free_pages(
             sc.priority -= 1;
         }
         policy.snapshot_refaults(mm);
-        if sc.nr_reclaimed > 0 || !sc.skipped_deactivate || sc.force_deactivate || sc.throttle.is_some() {
+        if sc.nr_reclaimed > 0 || sc.throttle.is_some() {
             break;
         }
-        // An active list was left alone because deactivation was not allowed:
-        // retry with it forced.
-        mm.trace(|| mm::tracepoint::Tracepoint::SimReclaimRetry);
-        sc.force_deactivate = true;
-        sc.skipped_deactivate = false;
+        if sc.skipped_deactivate && !sc.force_deactivate {
+            // An active list was left alone because deactivation was not allowed:
+            // retry with it forced.
+            mm.trace(|| mm::tracepoint::Tracepoint::SimReclaimRetry);
+            sc.force_deactivate = true;
+            sc.skipped_deactivate = false;
+        } else if sc.memcg_low_skipped {
+            // Groups were spared for their memory.low: retry reclaiming them too.
+            sc.force_deactivate = false;
+            sc.memcg_low_reclaim = true;
+            sc.memcg_low_skipped = false;
+        } else {
+            break;
+        }
     }
 }

@@ -23,6 +23,7 @@ pub mod shrinker_fs;
 pub mod shrinker_shadow;
 pub mod shrinker_zswap;
 pub mod throttle;
+pub mod tree;
 pub mod watermark;
 pub mod workingset;
 

@@ -91,7 +91,8 @@ impl Classic {
         let mut nr = [0u64; 4];
         for (lru, slot) in nr.iter_mut().enumerate() {
             let ty = lru / 2;
-            let scan = crate::eligible::node_share(mm, sc, self.len(lru)) >> sc.priority;
+            let size = crate::eligible::node_share(mm, sc, self.len(lru));
+            let scan = crate::tree::protected_scan(mm, sc, size) >> sc.priority;
             *slot = match balance {
                 ScanBalance::Equal => scan,
                 ScanBalance::Fract if self.cost.rounds_up() => {
