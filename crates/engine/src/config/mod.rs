@@ -2,6 +2,7 @@
 //! flags, CPU costs. Parsed from `key=value` settings, validated once, then
 //! resolved into the objects the engine uses.
 
+mod cgroup;
 mod cpu;
 mod numa;
 mod pcp;
@@ -9,6 +10,7 @@ mod settings;
 mod zram;
 mod zswap;
 
+pub use cgroup::CgroupKnobs;
 pub use cpu::CpuCosts;
 pub use knobs::{format_size, parse_size};
 pub use numa::{NumaKnobs, ZoneLayout};
@@ -119,6 +121,8 @@ pub struct Config {
     pub numa: NumaKnobs,
     /// The OOM killer's sysctls (`vm.panic_on_oom`).
     pub oom: crate::oom::OomKnobs,
+    /// The memory cgroup tree (`cgroup.PATH.memory.*`).
+    pub cgroups: CgroupKnobs,
     /// Per-CPU page lists (`pcp`, `vm.percpu_pagelist_*fraction`).
     pub pcp: PcpKnobs,
 }
@@ -150,6 +154,7 @@ impl Default for Config {
             sched: SchedKnobs::default(),
             numa: NumaKnobs::default(),
             oom: Default::default(),
+            cgroups: CgroupKnobs::default(),
             pcp: PcpKnobs::default(),
         }
     }
@@ -268,6 +273,13 @@ pub const KNOBS: &[Knob<Config>] = &[
 impl Config {
     /// Sets one key to a value.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        if let Some(rest) = key.strip_prefix("cgroup.") {
+            return self.cgroups.set(rest, value).map_err(|expected| ConfigError::BadValue {
+                key: key.into(),
+                value: value.into(),
+                expected,
+            });
+        }
         let s = SETTINGS.iter().find(|s| s.key == key).ok_or_else(|| ConfigError::UnknownKey { key: key.into() })?;
         s.set(self, value).map_err(|expected| ConfigError::BadValue { key: key.into(), value: value.into(), expected })
     }

@@ -1,0 +1,118 @@
+//! The memory cgroup tree's settings: `cgroup.PATH.memory.FILE=VALUE` keys,
+//! one per interface file of a group, and the `memory_recursiveprot` mount
+//! option (`cgroup.memory_recursiveprot`).
+
+use knobs::{format_size, parse_size};
+use mm::cgroup::{Limits, PAGE_COUNTER_MAX};
+use mm::PAGE_SIZE;
+
+/// The groups a run creates before its workloads, with their files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CgroupKnobs {
+    /// Groups by path, in the order first set, with their limits.
+    pub groups: Vec<(String, Limits)>,
+    /// `memory_recursiveprot` (v5.7+ mount option): unclaimed protection flows down by usage.
+    pub recursive_prot: bool,
+}
+
+/// The interface files a `cgroup.PATH.memory.FILE` key may name.
+pub const FILES: &[&str] = &["max", "high", "low", "min", "swap.max", "zswap.max", "oom.group"];
+
+impl CgroupKnobs {
+    /// Applies `cgroup.REST=value` (the key without its `cgroup.` prefix);
+    /// the error says what was expected.
+    pub fn set(&mut self, rest: &str, value: &str) -> Result<(), String> {
+        if rest == "memory_recursiveprot" {
+            self.recursive_prot = knobs::parse_bool(value)?;
+            return Ok(());
+        }
+        let (path, file) = rest.split_once(".memory.").ok_or_else(|| {
+            "a key cgroup.PATH.memory.FILE (PATH like batch or svc/db; FILE one of max, high, low, min, \
+             swap.max, zswap.max, oom.group) or cgroup.memory_recursiveprot"
+                .to_string()
+        })?;
+        if path.is_empty() || path.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
+            return Err(format!("a group path of names separated by `/`, not `{path}`"));
+        }
+        let limits = match self.groups.iter().position(|(p, _)| p == path) {
+            Some(i) => &mut self.groups[i].1,
+            None => {
+                self.groups.push((path.to_string(), Limits::default()));
+                &mut self.groups.last_mut().expect("just pushed").1
+            }
+        };
+        let pages = |v: &str| -> Result<u64, String> {
+            if v == "max" {
+                Ok(PAGE_COUNTER_MAX)
+            } else {
+                // KERNEL: page_counter_memparse() rounds a byte count down to pages.
+                Ok((parse_size(v)? / PAGE_SIZE).min(PAGE_COUNTER_MAX))
+            }
+        };
+        match file {
+            "max" => limits.max = pages(value)?,
+            "high" => limits.high = pages(value)?,
+            "low" => limits.low = pages(value)?,
+            "min" => limits.min = pages(value)?,
+            "swap.max" => limits.swap_max = pages(value)?,
+            "zswap.max" => limits.zswap_max = pages(value)?,
+            "oom.group" => limits.oom_group = knobs::parse_bool(value)?,
+            _ => return Err(format!("a file of {}", FILES.join(", "))),
+        }
+        Ok(())
+    }
+
+    /// Every key set, with its value, in the order of [`CgroupKnobs::set`]'s groups.
+    pub fn resolved(&self) -> Vec<(String, String)> {
+        let size = |p: u64| if p >= PAGE_COUNTER_MAX { "max".to_string() } else { format_size(p * PAGE_SIZE) };
+        let mut out = Vec::new();
+        if self.recursive_prot {
+            out.push(("cgroup.memory_recursiveprot".into(), "1".into()));
+        }
+        for (path, l) in &self.groups {
+            let key = |f: &str| format!("cgroup.{path}.memory.{f}");
+            for (f, v) in [
+                ("max", l.max),
+                ("high", l.high),
+                ("low", l.low),
+                ("min", l.min),
+                ("swap.max", l.swap_max),
+                ("zswap.max", l.zswap_max),
+            ] {
+                out.push((key(f), size(v)));
+            }
+            out.push((key("oom.group"), (l.oom_group as u8).to_string()));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_set_files_and_round_trip() {
+        let mut c = CgroupKnobs::default();
+        c.set("svc/db.memory.low", "64M").unwrap();
+        c.set("batch.memory.max", "128M").unwrap();
+        c.set("svc/db.memory.high", "max").unwrap();
+        c.set("memory_recursiveprot", "1").unwrap();
+        assert_eq!(c.groups[0].1.low, 64 << 8);
+        assert_eq!(c.groups[1].1.max, 128 << 8);
+        let mut d = CgroupKnobs::default();
+        for (k, v) in c.resolved() {
+            d.set(k.strip_prefix("cgroup.").unwrap(), &v).unwrap();
+        }
+        assert_eq!(c, d);
+    }
+
+    #[test]
+    fn bad_keys_say_what_was_expected() {
+        let mut c = CgroupKnobs::default();
+        assert!(c.set("svc.memory.maxx", "1M").unwrap_err().contains("max, high, low"));
+        assert!(c.set("svc.low", "1M").unwrap_err().contains("cgroup.PATH.memory.FILE"));
+        assert!(c.set("a//b.memory.low", "1M").unwrap_err().contains("group path"));
+        assert!(c.set("svc.memory.low", "lots").is_err());
+    }
+}
