@@ -58,7 +58,7 @@ pub fn prepare(req: &Request) -> Result<Prepared, InputError> {
     for s in &req.settings {
         let (k, v) = s.split_once('=').ok_or_else(|| err(format!("--set `{s}`: expected KEY=VALUE")))?;
         let key = k.trim();
-        if !SETTINGS.iter().any(|st| st.key == key) {
+        if !key.starts_with("cgroup.") && !SETTINGS.iter().any(|st| st.key == key) {
             let keys = SETTINGS.iter().map(|st| st.key);
             return Err(err(format!("--set {s}: {}", suggest::unknown("setting", key, keys, "reclaimsim settings"))));
         }

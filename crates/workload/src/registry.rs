@@ -263,9 +263,16 @@ pub fn add_workload(
     builder.set_placement(common.placement).map_err(bad_node)?;
     // The workload instance is one process (S-OOM1); the value was checked by `common`.
     builder.begin_process(common.oom_score_adj).expect("oom_score_adj in range");
+    builder.set_cgroup(&common.cgroup).map_err(|expected| SpecError::BadValue {
+        workload: workload.name.into(),
+        key: "cgroup".into(),
+        value: common.cgroup.clone(),
+        expected,
+    })?;
     let mut ctx = Ctx::new(workload, values, builder, seed, index);
     let built = (workload.build)(&mut ctx);
     builder.set_placement(Placement::default()).expect("node 0 always exists");
+    builder.set_cgroup("/").expect("the root group always exists");
     built.map(|()| resolved)
 }
 
@@ -283,13 +290,16 @@ pub const COMMON_PARAMS: &[Param] = &[
         "0",
         "-1000..1000: added to its OOM badness in thousandths of the memory the OOM is about; -1000 = never OOM-killed",
     ),
+    p("cgroup", "/", "memory cgroup (v2) its pages are charged to, a path like svc or batch/job1 (cgroup.PATH.memory.* sets its files)"),
 ];
 
 /// The values of the common parameters of one workload instance.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Common {
     placement: Placement,
     oom_score_adj: i16,
+    /// The memory cgroup's path.
+    cgroup: String,
 }
 
 /// The common parameters of `spec` ([`COMMON_PARAMS`]), and those given (kept in the resolved spec).
@@ -306,6 +316,11 @@ fn common(workload: &str, spec: &WorkloadSpec) -> Result<(Common, Vec<(String, S
         };
         if k == "node" {
             p.node = v.parse().map_err(|_| bad("a node number, 0..numa.nodes"))?;
+        } else if k == "cgroup" {
+            if v.split('/').any(|p| p == "." || p == "..") {
+                return Err(bad("a group path of names separated by `/`"));
+            }
+            c.cgroup = v.clone();
         } else if k == "oom_score_adj" {
             c.oom_score_adj = v
                 .parse()

@@ -70,6 +70,13 @@ impl SimBuilder {
         }
         assert!(mm.reserve_kernel_pages(reserved as u32), "checked above: {reserved} < {managed} free");
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
+        if cfg.memcg.limit_bytes != 0 && !cfg.cgroups.groups.is_empty() {
+            return Err(bad("memcg.limit (one cgroup v1 group) and cgroup.* (a v2 tree) cannot be combined".into()));
+        }
+        for (path, limits) in &cfg.cgroups.groups {
+            let g = mm.cgroups.create(path);
+            mm.cgroups.get_mut(g).limits = *limits;
+        }
         // The group's swappiness governs every reclaim of its lruvec (S-MC1).
         let memcg = (cfg.memcg.limit_bytes != 0)
             .then(|| crate::memcg::Memcg::new(cfg.memcg.limit_bytes, cfg.memcg.swappiness, cfg.memcg.stats_flush));
@@ -124,6 +131,7 @@ impl SimBuilder {
                 procs: Default::default(),
             },
             threads: Vec::new(),
+            cgroup: mm::CgId::ROOT,
         })
     }
 
@@ -146,19 +154,33 @@ impl SimBuilder {
     /// Adds an anonymous region (private memory of the current process) of `pages` pages.
     pub fn add_anon_region(&mut self, pages: u32) -> RegionId {
         let r = self.m.mm.add_anon_region(pages);
+        self.m.mm.regions[r.0 as usize].cg = self.cgroup;
         self.m.procs.add_region(r);
         r
     }
 
-    /// Adds a file of `pages` pages on the filesystem device.
+    /// Adds a file of `pages` pages on the filesystem device, charged to the current group.
     pub fn add_file(&mut self, pages: u32) -> FileId {
-        self.m.mm.add_file(pages)
+        let f = self.m.mm.add_file(pages);
+        self.m.mm.files[f.0 as usize].cg = self.cgroup;
+        f
+    }
+
+    /// Puts what is added from now on (regions, files) in the memory cgroup
+    /// at `path` (`/`: the root), creating it and its ancestors.
+    pub fn set_cgroup(&mut self, path: &str) -> Result<(), String> {
+        if self.m.memcg.is_some() && path != "/" {
+            return Err("a group of the cgroup v2 tree; memcg.limit puts every page in one v1 group".into());
+        }
+        self.cgroup = self.m.mm.cgroups.create(path);
+        Ok(())
     }
 
     /// Maps `pages` pages of `file` from page `offset` into the current
     /// process; `exec` marks it `VM_EXEC`.
     pub fn map_file(&mut self, file: FileId, offset: u32, pages: u32, exec: bool) -> RegionId {
         let r = self.m.mm.map_file(file, offset, pages);
+        self.m.mm.regions[r.0 as usize].cg = self.cgroup;
         self.m.mm.regions[r.0 as usize].exec = exec;
         self.m.procs.add_region(r);
         r
@@ -217,6 +239,13 @@ impl SimBuilder {
     /// `cpus` of them, or with `cpus=0` one per thread and one per kswapd
     /// (S-EN1: every actor has a CPU of its own).
     pub fn build(mut self) -> Sim {
+        if self.m.mm.cgroups.enabled() {
+            // One lruvec per group, built while every list is still empty.
+            assert_eq!(self.m.policy.lru_sizes().total(), 0, "pages listed before the tree's lruvecs exist");
+            let entry = reclaim::policy::registry::find(&self.m.cfg.lru).expect("lru validated by Config::set");
+            let lruvecs = (0..self.m.mm.cgroups.len()).map(|_| (entry.build)(&self.m.cfg.reclaim)).collect();
+            self.m.policy = Box::new(reclaim::tree::TreePolicy::new(lruvecs, self.m.cfg.cgroups.recursive_prot));
+        }
         let cpus = match self.m.cfg.sched.cpus {
             0 => (self.threads.len() + self.m.kswapds.len()) as u32,
             n => n as u32,

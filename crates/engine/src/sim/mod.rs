@@ -262,6 +262,8 @@ impl Txns {
 pub struct SimBuilder {
     m: Machine,
     threads: Vec<Thread>,
+    /// The memory cgroup of the regions and files added next.
+    cgroup: mm::CgId,
 }
 
 /// A ready-to-run simulation.
