@@ -88,6 +88,15 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
             println!();
         }
     }
+    for g in &r.cgroups {
+        let stat: Vec<String> = g.stat.iter().map(|(name, v)| format!("{name} {v}")).collect();
+        let events: Vec<String> = g.events.iter().map(|(name, v)| format!("{name} {v}")).collect();
+        println!("# cgroup {}: {}", g.path, stat.join(", "));
+        println!("# cgroup {} memory.events: {}", g.path, events.join(", "));
+    }
+    if !r.cgroups.is_empty() {
+        println!();
+    }
     if !r.zram.is_empty() {
         let z = |name: &str| r.zram.iter().find(|(n, _)| *n == name).map_or(0, |&(_, v)| v);
         let mib = |b: u64| b as f64 / (1 << 20) as f64;

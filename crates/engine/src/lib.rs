@@ -29,7 +29,7 @@ pub use config::{Config, ConfigError, CpuCosts};
 pub use device::{Device, DeviceKind};
 pub use program::{Access, ControlWrite, Program, Step};
 pub use psi::{PsiLine, PsiMemory};
-pub use report::{RunReport, Snapshot, ThreadReport};
+pub use report::{CgroupReport, RunReport, Snapshot, ThreadReport};
 pub use sim::{Progress, Sim, SimBuilder, SimError};
 pub use timeseries::Timeseries;
 

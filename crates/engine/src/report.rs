@@ -67,6 +67,34 @@ pub struct Snapshot {
     pub vmstat: Vec<(&'static str, u64)>,
 }
 
+/// One group of the cgroup v2 tree at the end of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CgroupReport {
+    /// The group's path (`svc`, `batch/job1`).
+    pub path: String,
+    /// `memory.stat` entries of the group and its descendants, v2 names: `memory.current`
+    /// and `memory.peak` in bytes, then the event counters (S-CG3).
+    pub stat: Vec<(&'static str, u64)>,
+    /// `memory.events`, hierarchical.
+    pub events: Vec<(&'static str, u64)>,
+}
+
+/// The `memory.stat` event counters a group reports.
+pub const CGROUP_STAT_EVENTS: &[mm::VmEvent] = &[
+    mm::VmEvent::Pgfault,
+    mm::VmEvent::Pgmajfault,
+    mm::VmEvent::WorkingsetRefaultAnon,
+    mm::VmEvent::WorkingsetRefaultFile,
+    mm::VmEvent::WorkingsetActivateAnon,
+    mm::VmEvent::WorkingsetActivateFile,
+    mm::VmEvent::PgscanKswapd,
+    mm::VmEvent::PgscanDirect,
+    mm::VmEvent::PgstealKswapd,
+    mm::VmEvent::PgstealDirect,
+    mm::VmEvent::Pswpin,
+    mm::VmEvent::Pswpout,
+];
+
 /// The result of one run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunReport {
@@ -76,6 +104,8 @@ pub struct RunReport {
     pub memcg: Vec<(&'static str, u64)>,
     /// The memory cgroup's `memory.events` (max, oom, oom_kill), empty without `memcg.limit`.
     pub memcg_events: Vec<(&'static str, u64)>,
+    /// The cgroup v2 tree's groups below the root, in creation order; empty without one.
+    pub cgroups: Vec<CgroupReport>,
     /// zram's `mm_stat` columns by name, then `io_stat`'s `failed_writes`; empty unless swap is on zram.
     pub zram: Vec<(&'static str, u64)>,
     /// zswap's debugfs counters and pool sizes by name; empty unless `zswap.enabled`.

@@ -134,6 +134,19 @@ impl RunInfo {
             let events: Map<String, Value> = r.memcg_events.iter().map(|&(k, v)| (k.into(), v.into())).collect();
             doc["memcg_events"] = Value::Object(events);
         }
+        if !r.cgroups.is_empty() {
+            let groups: Map<String, Value> = r
+                .cgroups
+                .iter()
+                .map(|g| {
+                    let obj = |v: &[(&str, u64)]| -> Map<String, Value> {
+                        v.iter().map(|&(k, n)| (k.to_string(), n.into())).collect()
+                    };
+                    (g.path.clone(), json!({ "stat": obj(&g.stat), "events": obj(&g.events) }))
+                })
+                .collect();
+            doc["cgroups"] = Value::Object(groups);
+        }
         if !r.snapshots.is_empty() {
             let snaps = r.snapshots.iter().map(|s| {
                 let vmstat: serde_json::Map<String, Value> =
@@ -159,14 +172,17 @@ fn timeseries_json(ts: &Timeseries) -> Value {
 /// at its kind's preset shows the preset's number (or `"preset"` where that
 /// number cannot be set back, as zram's bandwidth of 0).
 fn typed_settings(config: &Config) -> Map<String, Value> {
-    config
+    let mut m: Map<String, Value> = config
         .resolved()
         .into_iter()
         .map(|(k, v)| {
             let v = if v == "preset" { preset_value(config, k).unwrap_or(v) } else { v };
             (k.to_string(), typed(config, k, v))
         })
-        .collect()
+        .collect();
+    // The cgroup tree's files, as `--set` keys (sizes as strings, like `memory`).
+    m.extend(config.cgroups.resolved().into_iter().map(|(k, v)| (k, Value::String(v))));
+    m
 }
 
 /// `v` as a JSON number or boolean when it reads back as the same setting.

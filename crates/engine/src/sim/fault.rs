@@ -64,6 +64,17 @@ impl Machine {
     pub(super) fn slow_access(&mut self, a: Access, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
         // The access's frees and allocations use the running thread's per-CPU lists.
         self.mm.pcp_switch(self.lru_batches.cpu());
+        if self.mm.cgroups.enabled() {
+            // The fault's counters go to the group of the page (S-CG3).
+            let owner = match a {
+                Access::Mem { region, .. } => match self.mm.regions[region.0 as usize].kind {
+                    RegionKind::Anon => Owner::anon(region),
+                    RegionKind::File { file, .. } => Owner::file(file),
+                },
+                Access::FileRead { file, .. } | Access::FileWrite { file, .. } => Owner::file(file),
+            };
+            self.mm.cgroups.switch_to(self.mm.group_of(owner), &self.mm.stat);
+        }
         match a {
             Access::Mem { region, page, write } => {
                 let r = &self.mm.regions[region.0 as usize];

@@ -81,6 +81,7 @@ impl Sim {
             vmstat,
             memcg,
             memcg_events: self.m.memcg.as_ref().map_or_else(Vec::new, crate::memcg::Memcg::memory_events),
+            cgroups: self.cgroup_reports(),
             zram,
             zswap,
             threads,
@@ -105,5 +106,26 @@ impl Sim {
             zones,
             kswapd_first_wake_ns: self.m.kswapds.iter().map(|k| k.first_wake_ns).collect(),
         }
+    }
+}
+
+impl Sim {
+    /// Each group below the root: usage, its counters and `memory.events`.
+    fn cgroup_reports(&self) -> Vec<crate::report::CgroupReport> {
+        let mut tree = self.m.mm.cgroups.clone();
+        tree.settle(&self.m.mm.stat);
+        tree.iter()
+            .skip(1)
+            .map(|(id, g)| {
+                let mut stat =
+                    vec![("memory.current", g.usage * mm::PAGE_SIZE), ("memory.peak", g.peak * mm::PAGE_SIZE)];
+                stat.extend(crate::report::CGROUP_STAT_EVENTS.iter().map(|&e| (e.name(), tree.event_hier(id, e))));
+                crate::report::CgroupReport {
+                    path: g.path.clone(),
+                    stat,
+                    events: tree.events_hier(id).named().to_vec(),
+                }
+            })
+            .collect()
     }
 }
