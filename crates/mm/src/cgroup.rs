@@ -41,27 +41,12 @@ pub struct Limits {
     pub min: u64,
     /// `memory.swap.max`: the group's swap limit.
     pub swap_max: u64,
-    /// `memory.zswap.max`: the group's limit in the zswap pool.
-    pub zswap_max: u64,
-    /// `memory.oom.group`: an OOM kill takes every task of the group.
-    pub oom_group: bool,
-    /// `memory.swappiness` (cgroup v1 only; `None`: the global `vm.swappiness`).
-    pub swappiness: Option<u32>,
 }
 
 impl Default for Limits {
     /// A new group's files: no limits, no protection.
     fn default() -> Self {
-        Limits {
-            max: PAGE_COUNTER_MAX,
-            high: PAGE_COUNTER_MAX,
-            low: 0,
-            min: 0,
-            swap_max: PAGE_COUNTER_MAX,
-            zswap_max: PAGE_COUNTER_MAX,
-            oom_group: false,
-            swappiness: None,
-        }
+        Limits { max: PAGE_COUNTER_MAX, high: PAGE_COUNTER_MAX, low: 0, min: 0, swap_max: PAGE_COUNTER_MAX }
     }
 }
 

@@ -122,6 +122,18 @@ pub struct PageoutEnv {
     pub shrinker: ShrinkerConfig,
 }
 
+impl PageoutEnv {
+    /// Today's kernel at time 0, swapping to a synchronous device, nothing
+    /// congested: the environment of hand-checked scenarios.
+    pub const TODAY: PageoutEnv = PageoutEnv {
+        sync_swap: true,
+        now_ns: 0,
+        fs_congested: false,
+        dirty: DirtyConfig::TODAY,
+        shrinker: ShrinkerConfig::TODAY,
+    };
+}
+
 enum Verdict {
     Activate,
     Keep,

@@ -7,15 +7,9 @@ use reclaim::direct::Untimed;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::clock::Clock;
 use reclaim::policy::{AccessKind, Origin, ReclaimPolicy};
-use reclaim::{DirtyConfig, ReclaimConfig, Reclaimer, ScanControl};
+use reclaim::{ReclaimConfig, Reclaimer, ScanControl};
 
-const ENV: PageoutEnv = PageoutEnv {
-    sync_swap: true,
-    now_ns: 0,
-    fs_congested: false,
-    dirty: DirtyConfig::TODAY,
-    shrinker: reclaim::ShrinkerConfig::TODAY,
-};
+const ENV: PageoutEnv = PageoutEnv::TODAY;
 
 /// A page cache of a few frames in front of one file, read through a file descriptor.
 struct Cache {

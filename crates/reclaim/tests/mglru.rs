@@ -11,13 +11,7 @@ use reclaim::policy::mglru::Mglru;
 use reclaim::policy::{AccessKind, ControlError, ControlOp, Origin, ReclaimPolicy};
 use reclaim::{LruGenConfig, ReclaimConfig, Reclaimer, ScanControl};
 
-const ENV: PageoutEnv = PageoutEnv {
-    sync_swap: true,
-    now_ns: 0,
-    fs_congested: false,
-    dirty: reclaim::DirtyConfig::TODAY,
-    shrinker: reclaim::ShrinkerConfig::TODAY,
-};
+const ENV: PageoutEnv = PageoutEnv::TODAY;
 
 struct World {
     mm: Mm,

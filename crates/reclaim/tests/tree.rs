@@ -7,15 +7,9 @@ use reclaim::pageout::PageoutEnv;
 use reclaim::policy::classic::Classic;
 use reclaim::policy::{Origin, ReclaimPolicy};
 use reclaim::tree::TreePolicy;
-use reclaim::{DirtyConfig, ReclaimConfig};
+use reclaim::ReclaimConfig;
 
-const ENV: PageoutEnv = PageoutEnv {
-    sync_swap: true,
-    now_ns: 0,
-    fs_congested: false,
-    dirty: DirtyConfig::TODAY,
-    shrinker: reclaim::ShrinkerConfig::TODAY,
-};
+const ENV: PageoutEnv = PageoutEnv::TODAY;
 
 /// Two groups, `svc` and `batch`, each with `pages` clean page-cache pages
 /// on its inactive list; `svc` gets `memory.low = low` pages.
