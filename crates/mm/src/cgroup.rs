@@ -10,11 +10,18 @@
 //!   workload that created the file (the kernel charges each page to the
 //!   group of the task that first faulted it in).
 //! - S-CG2: kernel memory (slab, page tables, the zram pool) is charged to no
-//!   group; `memory.current` counts the group's LRU pages.
+//!   group; `memory.current` counts the group's LRU pages and charge stocks.
 //! - S-CG3: a group's event counters are those counted while reclaim or a
 //!   fault worked for it ([`Cgroups::switch_to`]), not per page.
 
+mod charge;
+
+pub use charge::{
+    calculate_overage, high_delay_jiffies, MEMCG_CHARGE_BATCH, MEMCG_DELAY_PRECISION_SHIFT, MEMCG_DELAY_SCALING_SHIFT,
+};
+
 use crate::vmstat::{VmEvent, VmStat};
+use charge::Stock;
 
 /// A group's index in the tree; [`CgId::ROOT`] is the root group.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -41,12 +48,21 @@ pub struct Limits {
     pub min: u64,
     /// `memory.swap.max`: the group's swap limit.
     pub swap_max: u64,
+    /// `memory.oom.group`: the OOM killer kills the whole group at once.
+    pub oom_group: bool,
 }
 
 impl Default for Limits {
     /// A new group's files: no limits, no protection.
     fn default() -> Self {
-        Limits { max: PAGE_COUNTER_MAX, high: PAGE_COUNTER_MAX, low: 0, min: 0, swap_max: PAGE_COUNTER_MAX }
+        Limits {
+            max: PAGE_COUNTER_MAX,
+            high: PAGE_COUNTER_MAX,
+            low: 0,
+            min: 0,
+            swap_max: PAGE_COUNTER_MAX,
+            oom_group: false,
+        }
     }
 }
 
@@ -149,6 +165,11 @@ pub struct Cgroups {
     current: CgId,
     /// The machine's counters when `current` was entered.
     settled: VmStat,
+    /// Each CPU's charge stock, and the CPU charging now.
+    stocks: Vec<Stock>,
+    cpu: usize,
+    /// A page charged by [`Cgroups::try_charge`] and not yet taken by its frame.
+    pending: Option<CgId>,
 }
 
 impl Default for Cgroups {
@@ -159,6 +180,9 @@ impl Default for Cgroups {
             enabled: false,
             current: CgId::ROOT,
             settled: VmStat::default(),
+            stocks: vec![Stock::default()],
+            cpu: 0,
+            pending: None,
         }
     }
 }
@@ -264,34 +288,6 @@ impl Cgroups {
             c.usage = c.usage.checked_sub(n).expect("uncharging more than the group holds");
             g = c.parent;
         }
-    }
-
-    /// `page_counter_try_charge()`'s check: the nearest of `id` and its
-    /// ancestors (the root has no limit) that `n` more pages would put over
-    /// `memory.max`, or `None` if the charge fits.
-    pub fn over_max(&self, id: CgId, n: u64) -> Option<CgId> {
-        self.ancestors(id).find(|&g| self.get(g).parent.is_some() && self.get(g).usage + n > self.get(g).limits.max)
-    }
-
-    /// `mem_cgroup_margin()`: pages `id` can still charge before its own `memory.max`.
-    pub fn margin(&self, id: CgId) -> u64 {
-        let g = self.get(id);
-        g.limits.max.saturating_sub(g.usage)
-    }
-
-    /// True if `id` or an ancestor below the root is over `memory.high`.
-    pub fn over_high(&self, id: CgId) -> bool {
-        self.ancestors(id).any(|g| self.get(g).parent.is_some() && self.get(g).usage > self.get(g).limits.high)
-    }
-
-    /// `mem_find_max_overage()`: the largest `(usage - high) / high` of `id`
-    /// and its ancestors below the root, in 2^-20 units.
-    pub fn max_overage(&self, id: CgId) -> u64 {
-        self.ancestors(id)
-            .filter(|&g| self.get(g).parent.is_some())
-            .map(|g| calculate_overage(self.get(g).usage, self.get(g).limits.high))
-            .max()
-            .unwrap_or(0)
     }
 
     /// Swap slots `id` may still take: the smallest room under `memory.swap.max`
@@ -413,21 +409,6 @@ fn normalize(path: &str) -> String {
     }
 }
 
-/// KERNEL: `MEMCG_DELAY_PRECISION_SHIFT`.
-pub const MEMCG_DELAY_PRECISION_SHIFT: u32 = 20;
-/// KERNEL: `MEMCG_DELAY_SCALING_SHIFT`.
-pub const MEMCG_DELAY_SCALING_SHIFT: u32 = 14;
-
-/// `calculate_overage()`: how far `usage` is over `high`, as a fraction of
-/// `high` in 2^-20 units (0 when not over).
-pub fn calculate_overage(usage: u64, high: u64) -> u64 {
-    if usage <= high {
-        return 0;
-    }
-    let high = high.max(1);
-    ((usage - high) << MEMCG_DELAY_PRECISION_SHIFT) / high
-}
-
 /// `effective_protection()` (mm/page_counter.c): a group's share of its
 /// parent's effective protection: its own claim when the siblings' claims fit,
 /// a proportional cut when they overcommit, and with `memory_recursiveprot` a
@@ -470,36 +451,6 @@ mod tests {
         assert_eq!(t.subtree(CgId::ROOT), vec![CgId::ROOT, a, b, c, d]);
         assert_eq!(t.ancestors(c).collect::<Vec<_>>(), vec![c, a, CgId::ROOT]);
         assert!(t.enabled());
-    }
-
-    #[test]
-    fn charges_are_hierarchical_and_max_names_the_nearest_group_over() {
-        let mut t = Cgroups::default();
-        let b = t.create("a/b");
-        let a = t.find("a").unwrap();
-        t.get_mut(a).limits.max = 10;
-        t.get_mut(b).limits.max = 6;
-        t.charge(b, 6);
-        assert_eq!((t.get(a).usage, t.get(CgId::ROOT).usage), (6, 6));
-        assert_eq!(t.over_max(b, 1), Some(b));
-        t.get_mut(b).limits.max = 100;
-        t.charge(a, 4);
-        assert_eq!(t.over_max(b, 1), Some(a), "the parent's limit binds the child");
-        t.uncharge(b, 6);
-        assert_eq!(t.over_max(b, 1), None);
-        assert_eq!(t.get(b).peak, 6);
-    }
-
-    #[test]
-    fn overage_matches_the_kernels_table() {
-        // memory.high 100M, usage 101M: the kernel's comment gives 6 ms per
-        // MEMCG_CHARGE_BATCH at HZ=1000.
-        let high = 100 << 8; // pages
-        let o = calculate_overage(101 << 8, high);
-        let jiffies = (o * o * 1000) >> (MEMCG_DELAY_PRECISION_SHIFT + MEMCG_DELAY_SCALING_SHIFT);
-        assert_eq!(jiffies, 6);
-        let o = calculate_overage(110 << 8, high);
-        assert_eq!((o * o * 1000) >> (MEMCG_DELAY_PRECISION_SHIFT + MEMCG_DELAY_SCALING_SHIFT), 639);
     }
 
     #[test]

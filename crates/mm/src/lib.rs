@@ -358,7 +358,7 @@ impl Mm {
     pub fn alloc_in(&mut self, zone: usize, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
         let pfn = self.frames.alloc_in(zone, owner, index, flags)?;
         if self.cgroups.enabled() {
-            self.cgroups.charge(self.group_of(owner), 1);
+            self.cgroups.charge_page(self.group_of(owner));
         }
         let z = &mut self.zones[zone];
         z.stat.pgalloc += 1;

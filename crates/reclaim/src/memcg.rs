@@ -1,14 +1,17 @@
-//! Memory-cgroup limit reclaim: a charging task frees pages of its own group.
+//! Memory-cgroup limit reclaim: a charging task frees pages of a group over
+//! its limit (`memory.max`, `memory.high`, or the v1 `memory.limit_in_bytes`).
 //!
 //! Models `try_to_free_mem_cgroup_pages()`, mm/vmscan.c (v6.x): a scan control
-//! with `nr_to_reclaim = max(nr_pages, SWAP_CLUSTER_MAX)`, `may_unmap`,
+//! aimed at the group (`target_mem_cgroup`: only its subtree is walked, and
+//! protection is relative to it) with
+//! `nr_to_reclaim = max(nr_pages, SWAP_CLUSTER_MAX)`, `may_unmap`,
 //! `may_swap` from the caller, then the same priority loop as direct reclaim
 //! (`do_try_to_free_pages`) without the `allocstall` count. Counters: the scan
 //! and steal totals by type (`pgscan_anon/file`, `pgsteal_anon/file`) are
 //! counted; `pgscan/pgsteal_kswapd/direct` and `pgrefill` are not.
 //!
-//! Simplification S-MC1: the group holds every page of the machine, so its
-//! lruvec is the node's lruvec (no hierarchy walk, no `memory.low`).
+//! Simplification S-MC1: the v1 group (the root here) holds every page of
+//! the machine, so its lruvec is the node's lruvec.
 //! Simplification S-MC7: every policy is driven through `shrink_node`; MGLRU's
 //! memcg path (`lru_gen_shrink_lruvec` for a target group) is not modelled
 //! separately, and only the classic LRU is validated against a kernel.
@@ -18,15 +21,16 @@ use crate::direct::{do_try_to_free_pages, PassTime};
 use crate::pageout::PageoutEnv;
 use crate::policy::ReclaimPolicy;
 use crate::SWAP_CLUSTER_MAX;
-use mm::Mm;
+use mm::{CgId, Mm};
 
-/// Reclaims for a charge of `nr_pages` that would exceed the group's limit;
+/// Reclaims for a charge of `nr_pages` that would exceed `target`'s limit;
 /// returns the scan control with what it did (`nr_reclaimed`, pageouts, work).
 /// `clock` lets time pass between its priority passes, as in direct reclaim.
 pub fn try_to_free_mem_cgroup_pages(
     mm: &mut Mm,
     policy: &mut dyn ReclaimPolicy,
     env: PageoutEnv,
+    target: CgId,
     nr_pages: u64,
     may_swap: bool,
     clock: &mut dyn PassTime,
@@ -36,6 +40,7 @@ pub fn try_to_free_mem_cgroup_pages(
     sc.may_writepage = true;
     sc.may_unmap = true;
     sc.may_swap = may_swap;
+    sc.target_memcg = target;
     do_try_to_free_pages(mm, policy, env, &mut sc, clock);
     sc
 }

@@ -43,3 +43,87 @@ fn memory_low_keeps_the_services_working_set_resident() {
     let sum = refaults(&open, "svc") + refaults(&open, "batch");
     assert_eq!(sum, open.get("workingset_refault_anon").unwrap());
 }
+
+/// Runs `tenants` (workload specs) on a v6.12 machine with `settings`.
+fn run_with(settings: &[(&str, &str)], tenants: &[&str]) -> RunReport {
+    let mut b = testkit::builder("v6.12-classic", settings);
+    for (i, w) in tenants.iter().enumerate() {
+        workload::add_workload(&mut b, &WorkloadSpec::parse(w).unwrap(), 1, i as u64).unwrap();
+    }
+    b.build().run(&mut |_| {}).unwrap()
+}
+
+/// `memory.events` counter `name` of group `path`.
+fn event(r: &RunReport, path: &str, name: &str) -> u64 {
+    let g = r.cgroups.iter().find(|g| g.path == path).expect("the group is reported");
+    g.events.iter().find(|(n, _)| *n == name).expect("the event").1
+}
+
+/// Memory statistic `name` of group `path`.
+fn stat(r: &RunReport, path: &str, name: &str) -> u64 {
+    let g = r.cgroups.iter().find(|g| g.path == path).expect("the group is reported");
+    g.stat.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no {name}")).1
+}
+
+#[test]
+fn memory_high_reclaims_and_delays_the_group_without_global_pressure() {
+    let web = ["anon:size=32M,pattern=zipf,ops=200000,cgroup=web"];
+    let base = [("memory", "256M"), ("swap", "ssd:256M")];
+    let free = run_with(&base, &web);
+    let high = run_with(&[base[0], base[1], ("cgroup.web.memory.high", "16M")], &web);
+    // Without a high limit nothing is reclaimed: 256M hold the 32M.
+    assert_eq!((event(&free, "web", "high"), free.get("pswpout").unwrap()), (0, 0));
+    // Over its high, the group reclaims its own pages in the faulting task...
+    assert!(event(&high, "web", "high") > 0);
+    assert!(high.get("pswpout").unwrap() > 0);
+    assert_eq!(high.get("pgscan_kswapd").unwrap() + high.get("pgscan_direct").unwrap(), 0, "no global reclaim");
+    // ...stays near it (a batch of charges and one reclaim's overshoot)...
+    assert!(stat(&high, "web", "memory.current") < (16 << 20) + (2 << 20));
+    // ...and its thread is delayed: reclaim, swap-ins and penalty sleeps.
+    assert!(high.threads[0].reclaim_stall_ns > 0);
+    assert!(high.threads[0].end_ns > 2 * free.threads[0].end_ns);
+}
+
+#[test]
+fn a_group_over_memory_max_is_oom_killed_and_the_other_finishes() {
+    let settings = [
+        ("memory", "256M"),
+        ("swap", "ssd:256M"),
+        ("cgroup.hog.memory.max", "16M"),
+        ("cgroup.hog.memory.swap.max", "0"),
+    ];
+    let tenants =
+        ["anon:size=32M,pattern=seq,ops=100000,cgroup=hog", "anon:size=32M,pattern=zipf,ops=100000,cgroup=svc"];
+    let r = run_with(&settings, &tenants);
+    assert!(event(&r, "hog", "max") > 0);
+    assert_eq!((event(&r, "hog", "oom"), event(&r, "hog", "oom_kill")), (1, 1));
+    assert_eq!((event(&r, "svc", "oom_kill"), r.get("oom_kill").unwrap()), (0, 1));
+    assert!(r.threads[0].oom_killed_ns.is_some());
+    // The other group finishes all its work, and the hog never swapped.
+    assert!(r.threads[1].oom_killed_ns.is_none() && r.threads[1].ops >= 100000);
+    assert_eq!(r.get("pswpout").unwrap(), 0);
+    // The kill gave the hog's memory back.
+    assert!(stat(&r, "hog", "memory.current") <= 64 * 4096, "at most a stocked batch is left");
+}
+
+#[test]
+fn memory_oom_group_kills_every_process_of_the_group() {
+    let settings = [
+        ("memory", "256M"),
+        ("swap", "ssd:256M"),
+        ("cgroup.job.memory.max", "24M"),
+        ("cgroup.job.memory.swap.max", "0"),
+        ("cgroup.job.memory.oom.group", "1"),
+    ];
+    let tenants = [
+        "anon:size=32M,pattern=seq,ops=100000,cgroup=job/a",
+        "anon:size=4M,pattern=zipf,ops=1000000,cgroup=job/b",
+        "anon:size=4M,pattern=zipf,ops=100000,cgroup=other",
+    ];
+    let r = run_with(&settings, &tenants);
+    // The victim is the big one; its sibling in job goes with it.
+    assert!(r.threads[0].oom_killed_ns.is_some() && r.threads[1].oom_killed_ns.is_some());
+    assert_eq!(r.threads[0].oom_killed_ns, r.threads[1].oom_killed_ns);
+    assert_eq!((event(&r, "job", "oom_group_kill"), event(&r, "job", "oom_kill")), (1, 2));
+    assert_eq!((r.threads[2].oom_killed_ns, r.get("oom_kill").unwrap()), (None, 2));
+}

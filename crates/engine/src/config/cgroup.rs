@@ -1,6 +1,7 @@
 //! The memory cgroup tree's settings: `cgroup.PATH.memory.FILE=VALUE` keys
-//! (`memory.low` and `memory.min` so far), and the `memory_recursiveprot` mount
-//! option (`cgroup.memory_recursiveprot`).
+//! (`memory.max`, `memory.high`, `memory.low`, `memory.min`,
+//! `memory.swap.max`, `memory.oom.group`), and the `memory_recursiveprot`
+//! mount option (`cgroup.memory_recursiveprot`).
 
 use knobs::{format_size, parse_size};
 use mm::cgroup::{Limits, PAGE_COUNTER_MAX};
@@ -16,10 +17,10 @@ pub struct CgroupKnobs {
 }
 
 /// The interface files a `cgroup.PATH.memory.FILE` key may name.
-pub const FILES: &[&str] = &["low", "min"];
+pub const FILES: &[&str] = &["max", "high", "low", "min", "swap.max", "oom.group"];
 
 /// Files of the kernel's interface the tree does not model yet (issue #21).
-const NOT_YET: &[&str] = &["max", "high", "swap.max", "zswap.max", "oom.group"];
+const NOT_YET: &[&str] = &["zswap.max", "zswap.writeback"];
 
 impl CgroupKnobs {
     /// Applies `cgroup.REST=value` (the key without its `cgroup.` prefix);
@@ -30,12 +31,13 @@ impl CgroupKnobs {
             return Ok(());
         }
         let (path, file) = rest.split_once(".memory.").ok_or_else(|| {
-            "a key cgroup.PATH.memory.FILE (PATH like batch or svc/db; FILE low or min) or cgroup.memory_recursiveprot"
+            "a key cgroup.PATH.memory.FILE (PATH like batch or svc/db; FILE max, high, low, min, swap.max or oom.group) or cgroup.memory_recursiveprot"
                 .to_string()
         })?;
         if NOT_YET.contains(&file) {
             return Err(format!(
-                "memory.low or memory.min: memory.{file} is not modelled yet for cgroup v2 groups (memcg.limit is the v1 limit)"
+                "one of memory.{}: memory.{file} is not modelled yet for cgroup v2 groups",
+                FILES.join(", memory.")
             ));
         }
         if path.is_empty() || path.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
@@ -57,8 +59,12 @@ impl CgroupKnobs {
             }
         };
         match file {
+            "max" => limits.max = pages(value)?,
+            "high" => limits.high = pages(value)?,
             "low" => limits.low = pages(value)?,
             "min" => limits.min = pages(value)?,
+            "swap.max" => limits.swap_max = pages(value)?,
+            "oom.group" => limits.oom_group = knobs::parse_bool(value)?,
             _ => return Err(format!("a file of {}", FILES.join(", "))),
         }
         Ok(())
@@ -73,9 +79,10 @@ impl CgroupKnobs {
         }
         for (path, l) in &self.groups {
             let key = |f: &str| format!("cgroup.{path}.memory.{f}");
-            for (f, v) in [("low", l.low), ("min", l.min)] {
+            for (f, v) in [("max", l.max), ("high", l.high), ("low", l.low), ("min", l.min), ("swap.max", l.swap_max)] {
                 out.push((key(f), size(v)));
             }
+            out.push((key("oom.group"), (l.oom_group as u8).to_string()));
         }
         out
     }
@@ -92,7 +99,13 @@ mod tests {
         c.set("batch.memory.min", "128M").unwrap();
         c.set("svc/db.memory.min", "max").unwrap();
         c.set("memory_recursiveprot", "1").unwrap();
+        c.set("batch.memory.max", "1G").unwrap();
+        c.set("batch.memory.high", "512M").unwrap();
+        c.set("batch.memory.swap.max", "0").unwrap();
+        c.set("batch.memory.oom.group", "1").unwrap();
         assert_eq!(c.groups[0].1.low, 64 << 8);
+        let batch = c.groups[1].1;
+        assert_eq!((batch.max, batch.high, batch.swap_max, batch.oom_group), (1 << 18, 1 << 17, 0, true));
         assert_eq!(c.groups[1].1.min, 128 << 8);
         let mut d = CgroupKnobs::default();
         for (k, v) in c.resolved() {
@@ -105,7 +118,8 @@ mod tests {
     fn bad_keys_say_what_was_expected() {
         let mut c = CgroupKnobs::default();
         assert!(c.set("svc.memory.lo", "1M").unwrap_err().contains("low, min"));
-        assert!(c.set("svc.memory.max", "1M").unwrap_err().contains("not modelled yet"));
+        assert!(c.set("svc.memory.zswap.max", "1M").unwrap_err().contains("not modelled yet"));
+        assert!(c.set("svc.memory.oom.group", "2").is_err());
         assert!(c.set("svc.low", "1M").unwrap_err().contains("cgroup.PATH.memory.FILE"));
         assert!(c.set("a//b.memory.low", "1M").unwrap_err().contains("group path"));
         assert!(c.set("svc.memory.low", "lots").is_err());

@@ -122,6 +122,8 @@ impl SimBuilder {
                 flusher: Flusher::default(),
                 reclaim_throttled_ns: 0,
                 memcg,
+                over_high: Vec::new(),
+                high_throttled_ns: 0,
                 sampler: Sampler::off(),
                 sched,
                 sleep_ns: 0,
@@ -201,7 +203,7 @@ impl SimBuilder {
         let id = self.threads.len() as u32;
         self.m.psi.task_start(0);
         self.m.numa.add_task();
-        self.m.procs.add_thread();
+        self.m.procs.add_thread(self.cgroup);
         self.threads.push(Thread {
             name: name.into(),
             program,

@@ -64,17 +64,28 @@ impl Machine {
     pub(super) fn slow_access(&mut self, a: Access, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
         // The access's frees and allocations use the running thread's per-CPU lists.
         self.mm.pcp_switch(self.lru_batches.cpu());
-        if self.mm.cgroups.enabled() {
-            // The fault's counters go to the group of the page (S-CG3).
-            let owner = match a {
-                Access::Mem { region, .. } => match self.mm.regions[region.0 as usize].kind {
-                    RegionKind::Anon => Owner::anon(region),
-                    RegionKind::File { file, .. } => Owner::file(file),
-                },
-                Access::FileRead { file, .. } | Access::FileWrite { file, .. } => Owner::file(file),
-            };
-            self.mm.cgroups.switch_to(self.mm.group_of(owner), &self.mm.stat);
+        if !self.mm.cgroups.enabled() {
+            return self.fault(a, now);
         }
+        // The fault's counters go to the group of the page (S-CG3).
+        let owner = match a {
+            Access::Mem { region, .. } => match self.mm.regions[region.0 as usize].kind {
+                RegionKind::Anon => Owner::anon(region),
+                RegionKind::File { file, .. } => Owner::file(file),
+            },
+            Access::FileRead { file, .. } | Access::FileWrite { file, .. } => Owner::file(file),
+        };
+        let cg = self.mm.group_of(owner);
+        self.mm.cgroups.switch_to(cg, &self.mm.stat);
+        self.mm.cgroups.set_cpu(self.lru_batches.cpu());
+        let (cost, stall) = self.fault(a, now)?;
+        // Back to user space: a debt over memory.high is paid now.
+        let high = self.handle_over_high(cg, now + cost);
+        Ok((cost + high, stall + high))
+    }
+
+    /// The fault proper, by the kind of access.
+    fn fault(&mut self, a: Access, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
         match a {
             Access::Mem { region, page, write } => {
                 let r = &self.mm.regions[region.0 as usize];

@@ -126,8 +126,8 @@ enum Stall {
     Retry(Nanos),
     /// The machine is out of memory at this time.
     Oom(Nanos),
-    /// The memory cgroup is out of memory at this time.
-    MemcgOom(Nanos),
+    /// A memory cgroup is out of memory at this time (the root: the v1 group).
+    MemcgOom(mm::CgId, Nanos),
 }
 
 impl Stall {
@@ -136,7 +136,7 @@ impl Stall {
         match *self {
             Stall::Retry(_) => None,
             Stall::Oom(at) => Some((oom::Constraint::Global, at)),
-            Stall::MemcgOom(at) => Some((oom::Constraint::Memcg, at)),
+            Stall::MemcgOom(g, at) => Some((oom::Constraint::Memcg(g), at)),
         }
     }
 }
@@ -146,7 +146,7 @@ impl Stall {
 fn oom_error(c: oom::Constraint, at_ns: Nanos, thread: String, killer: &'static str) -> SimError {
     match c {
         oom::Constraint::Global => SimError::OutOfMemory { at_ns, thread, killer },
-        oom::Constraint::Memcg => SimError::MemcgOutOfMemory { at_ns, thread, killer },
+        oom::Constraint::Memcg(_) => SimError::MemcgOutOfMemory { at_ns, thread, killer },
     }
 }
 
@@ -190,6 +190,11 @@ struct Machine {
     reclaim_throttled_ns: Nanos,
     /// The memory cgroup holding the workload, if limited.
     memcg: Option<crate::memcg::Memcg>,
+    /// Per thread: pages charged while over `memory.high`, not yet paid for
+    /// (`current->memcg_nr_pages_over_high`).
+    over_high: Vec<u64>,
+    /// Time threads slept in `memory.high` penalties.
+    high_throttled_ns: Nanos,
     /// Periodic state samples (off unless asked for).
     sampler: Sampler,
     /// The CPUs the actors share (`cpus=N`); `None`: each actor has its own (S-EN1).

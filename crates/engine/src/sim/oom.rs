@@ -26,7 +26,7 @@
 use super::Machine;
 use crate::oom::{oom_badness, select_bad_process, MmUsage};
 use crate::Nanos;
-use mm::{CacheEntry, Mm, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent};
+use mm::{CacheEntry, CgId, Mm, PageFlags, Pfn, Pte, RegionId, RegionKind, VmEvent};
 use reclaim::policy::{AccessKind, ReclaimPolicy};
 
 /// KERNEL: `PTRS_PER_PTE` (and `PTRS_PER_PMD`) on x86-64.
@@ -56,6 +56,8 @@ impl Process {
 pub(super) struct Processes {
     procs: Vec<Process>,
     thread_proc: Vec<u32>,
+    /// Each thread's memory cgroup (the root without a tree).
+    thread_cg: Vec<CgId>,
 }
 
 impl Processes {
@@ -77,9 +79,10 @@ impl Processes {
         self.building().regions.push(r);
     }
 
-    /// The next thread belongs to the process being built.
-    pub(super) fn add_thread(&mut self) {
+    /// The next thread belongs to the process being built and to group `cg`.
+    pub(super) fn add_thread(&mut self, cg: CgId) {
         let tid = self.thread_proc.len();
+        self.thread_cg.push(cg);
         let p = self.building();
         p.live += 1;
         p.threads.push(tid);
@@ -89,6 +92,16 @@ impl Processes {
     /// Thread `tid` ended by itself.
     pub(super) fn thread_exit(&mut self, tid: usize) {
         self.procs[self.thread_proc[tid] as usize].live -= 1;
+    }
+
+    /// The memory cgroup of thread `tid` (`mem_cgroup_from_task`).
+    pub(super) fn thread_cg(&self, tid: usize) -> CgId {
+        self.thread_cg.get(tid).copied().unwrap_or(CgId::ROOT)
+    }
+
+    /// The group of process `p`: its first thread's.
+    fn proc_cg(&self, p: usize) -> CgId {
+        self.procs[p].threads.first().map_or(CgId::ROOT, |&t| self.thread_cg(t))
     }
 
     /// When thread `tid`'s process was killed, if it was.
@@ -113,14 +126,9 @@ impl Processes {
 pub(super) enum Constraint {
     /// `CONSTRAINT_NONE`: the machine's memory.
     Global,
-    /// `CONSTRAINT_MEMCG`: the memory group's limit (S-MC1: every process is in it).
-    Memcg,
-}
-
-/// Every thread: the scope of a machine-wide OOM, and of the one group's
-/// (S-MC1). A group's OOM in a tree passes the threads of its subtree.
-fn every_thread(_: usize) -> bool {
-    true
+    /// `CONSTRAINT_MEMCG`: a group's `memory.max` (the root: the one v1
+    /// group of `memcg.limit`, which holds every process, S-MC1).
+    Memcg(CgId),
 }
 
 impl Machine {
@@ -129,35 +137,88 @@ impl Machine {
     /// why no process was killed: `vm.panic_on_oom`, no candidate left, or a
     /// policy that cannot drop pages outside reclaim.
     pub(super) fn out_of_memory(&mut self, c: Constraint, at: Nanos) -> Result<(), &'static str> {
-        let memcg = c == Constraint::Memcg;
-        if memcg {
-            // mem_cgroup_oom() counts the event before anything else.
-            self.memcg.as_mut().expect("a group OOM has a group").oom_events += 1;
-        }
-        if self.cfg.oom.panics(memcg) {
+        let swap = self.mm.swap.total() as u64;
+        let (totalpages, domain) = match c {
+            Constraint::Global => (self.mm.frames.len() as u64 + swap, CgId::ROOT),
+            Constraint::Memcg(g) => {
+                // mem_cgroup_oom() counts the event before anything else.
+                let totalpages = match &mut self.memcg {
+                    Some(m) => {
+                        m.oom_events += 1;
+                        m.oom_totalpages(swap)
+                    }
+                    None => {
+                        self.mm.cgroups.get_mut(g).events.oom += 1;
+                        // mem_cgroup_get_max(): cgroup v2 swaps by vm.swappiness.
+                        let l = self.mm.cgroups.get(g).limits;
+                        let swappable = if self.cfg.reclaim.swappiness > 0 { l.swap_max.min(swap) } else { 0 };
+                        (l.max + swappable).max(1)
+                    }
+                };
+                (totalpages, g)
+            }
+        };
+        if self.cfg.oom.panics(c != Constraint::Global) {
             return Err("vm.panic_on_oom is set");
         }
-        let swap = self.mm.swap.total() as u64;
-        let totalpages = match &self.memcg {
-            Some(m) if memcg => m.oom_totalpages(swap),
-            _ => self.mm.frames.len() as u64 + swap,
-        };
-        let Some(victim) = self.select_bad_process(&every_thread, totalpages) else {
+        let in_scope = |t: usize| self.mm.cgroups.is_descendant(self.procs.thread_cg(t), domain);
+        let Some(victim) = self.select_bad_process(&in_scope, totalpages) else {
             return Err("no process left to kill (every live process has oom_score_adj=-1000)");
         };
-        let regions = std::mem::take(&mut self.procs.procs[victim].regions);
-        let reaped = self.reap(&regions, at);
-        self.procs.procs[victim].regions = regions;
-        reaped?;
-        self.procs.procs[victim].killed_at = Some(at);
-        // __oom_kill_process(): the event is counted for the machine and for the victim's group.
-        self.mm.stat.count(VmEvent::OomKill, 1);
-        if let Some(m) = &mut self.memcg {
-            m.oom_kill_events += 1;
+        self.kill_process(victim, at)?;
+        // memory.oom.group: the whole group goes with the victim.
+        if let Some(group) = self.oom_group(self.procs.proc_cg(victim), domain) {
+            self.mm.cgroups.get_mut(group).events.oom_group_kill += 1;
+            let members: Vec<usize> = (0..self.procs.procs.len())
+                .filter(|&p| {
+                    let proc = &self.procs.procs[p];
+                    proc.killed_at.is_none()
+                        && proc.live > 0
+                        && proc.oom_score_adj != crate::oom::OOM_SCORE_ADJ_MIN
+                        && self.mm.cgroups.is_descendant(self.procs.proc_cg(p), group)
+                })
+                .collect();
+            for p in members {
+                self.kill_process(p, at)?;
+            }
         }
         // The allocation retries afresh.
         self.stalled_attempts = 0;
         Ok(())
+    }
+
+    /// `__oom_kill_process()`: reaps process `p`'s memory and ends its
+    /// threads; `oom_kill` counts for the machine and the victim's group.
+    fn kill_process(&mut self, p: usize, at: Nanos) -> Result<(), &'static str> {
+        let regions = std::mem::take(&mut self.procs.procs[p].regions);
+        let reaped = self.reap(&regions, at);
+        self.procs.procs[p].regions = regions;
+        reaped?;
+        self.procs.procs[p].killed_at = Some(at);
+        self.mm.stat.count(VmEvent::OomKill, 1);
+        match &mut self.memcg {
+            Some(m) => m.oom_kill_events += 1,
+            None => self.mm.cgroups.get_mut(self.procs.proc_cg(p)).events.oom_kill += 1,
+        }
+        Ok(())
+    }
+
+    /// `mem_cgroup_get_oom_group()`: the highest group from the victim's
+    /// `cg` up to the OOM's `domain` with `memory.oom.group` set.
+    fn oom_group(&self, cg: CgId, domain: CgId) -> Option<CgId> {
+        if cg == CgId::ROOT || !self.mm.cgroups.is_descendant(cg, domain) {
+            return None;
+        }
+        let mut found = None;
+        for g in self.mm.cgroups.ancestors(cg) {
+            if self.mm.cgroups.get(g).limits.oom_group {
+                found = Some(g);
+            }
+            if g == domain {
+                break;
+            }
+        }
+        found
     }
 
     /// `select_bad_process()`: the process to kill among those with a thread

@@ -82,8 +82,14 @@ impl Machine {
         now: Nanos,
     ) -> Result<(Pfn, Nanos), Stall> {
         // Simplification S-MC5: the group is charged before the frame is taken.
-        let memcg_stall = self.memcg_charge(now)?;
-        let (pfn, stall) = self.alloc_frame(owner, index, flags, now + memcg_stall)?;
+        let memcg_stall = match self.charge_to(owner) {
+            Some(to) => self.memcg_charge(to, now)?,
+            None => 0,
+        };
+        let (pfn, stall) = self.alloc_frame(owner, index, flags, now + memcg_stall).inspect_err(|_| {
+            // The charge waits for the retry or dies with the OOM.
+            self.mm.cgroups.cancel_charge();
+        })?;
         Ok((pfn, memcg_stall + stall))
     }
 

@@ -4,7 +4,7 @@ use super::Sim;
 use crate::report::{RunReport, ThreadReport, LATENCY_PERCENTILES};
 use crate::Nanos;
 use hdrhistogram::Histogram;
-use mm::{PageFlags, Watermark};
+use mm::{PageFlags, VmEvent, Watermark};
 
 /// A histogram's value at each of [`LATENCY_PERCENTILES`] (100 = its maximum).
 pub(super) fn percentiles(h: &Histogram<u64>) -> [(f64, u64); 9] {
@@ -119,7 +119,19 @@ impl Sim {
             .map(|(id, g)| {
                 let mut stat =
                     vec![("memory.current", g.usage * mm::PAGE_SIZE), ("memory.peak", g.peak * mm::PAGE_SIZE)];
-                stat.extend(crate::report::CGROUP_STAT_EVENTS.iter().map(|&e| (e.name(), tree.event_hier(id, e))));
+                let ev = |e| tree.event_hier(id, e);
+                // memory.stat counts a group's limit reclaim (memory.max,
+                // memory.high, memory.reclaim) as direct reclaim.
+                let scan_direct = ev(VmEvent::PgscanAnon) + ev(VmEvent::PgscanFile) - ev(VmEvent::PgscanKswapd);
+                let steal_direct = ev(VmEvent::PgstealAnon) + ev(VmEvent::PgstealFile) - ev(VmEvent::PgstealKswapd);
+                stat.extend(crate::report::CGROUP_STAT_EVENTS.iter().map(|&e| {
+                    let v = match e {
+                        VmEvent::PgscanDirect => scan_direct,
+                        VmEvent::PgstealDirect => steal_direct,
+                        _ => ev(e),
+                    };
+                    (e.name(), v)
+                }));
                 crate::report::CgroupReport {
                     path: g.path.clone(),
                     stat,
