@@ -170,7 +170,7 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
         println!("{name} avg10={:.2} avg60={:.2} avg300={:.2} total={}", l.avg10, l.avg60, l.avg300, l.total_ns / 1000);
     }
     for wr in &r.control_writes {
-        println!("# lru_gen write      {wr}");
+        println!("# control write      {wr}");
     }
     println!("# reclaim throttled  {:.3} s", r.reclaim_throttled_ns as f64 / 1e9);
     println!("# kswapd efficiency  {:.1}% (pgsteal_kswapd / pgscan_kswapd)", r.kswapd_efficiency_pct());

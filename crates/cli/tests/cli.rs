@@ -130,7 +130,7 @@ fn lru_gen_commands_and_dump() {
     assert!(v["reclaim"]["work"]["kswapd"]["rmap_walks"].as_u64().unwrap() > 0);
     assert_eq!(v["reclaim"]["work"]["kswapd"]["walk_ptes"], 0);
     assert!(v["reclaim"]["direct_reclaim_latency_ns"]["p99"].is_u64());
-    assert_eq!(v["reclaim"]["lru_gen_writes"].as_array().unwrap().len(), 1);
+    assert_eq!(v["reclaim"]["control_writes"].as_array().unwrap().len(), 1);
     let out = reclaimsim(&["run", "-w", "lru-gen:cmds=* 0 0 1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr)

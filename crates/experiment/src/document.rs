@@ -117,7 +117,7 @@ impl RunInfo {
                 "direct_reclaims": r.direct_reclaims,
                 "direct_reclaim_latency_ns": dlat,
                 "work": { "kswapd": work(&r.kswapd_work), "direct": work(&r.direct_work) },
-                "lru_gen_writes": r.control_writes,
+                "control_writes": r.control_writes,
                 "throttled_ns": r.reclaim_throttled_ns,
                 "kswapd_efficiency_pct": r.kswapd_efficiency_pct(),
                 "kswapd_velocity": r.kswapd_velocity(),

@@ -156,6 +156,9 @@ pub struct ScanControl {
     pub memcg_low_reclaim: bool,
     /// `sc->memcg_low_skipped`: a group was spared for its `memory.low`.
     pub memcg_low_skipped: bool,
+    /// `sc->proactive_swappiness`: `memory.reclaim`'s `swappiness=`, which
+    /// replaces `vm.swappiness` for this reclaim.
+    pub proactive_swappiness: Option<u32>,
 }
 
 impl ScanControl {
@@ -185,6 +188,7 @@ impl ScanControl {
             target_memcg: mm::CgId::ROOT,
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
+            proactive_swappiness: None,
         }
     }
 }

@@ -23,24 +23,44 @@ use crate::policy::ReclaimPolicy;
 use crate::SWAP_CLUSTER_MAX;
 use mm::{CgId, Mm};
 
-/// Reclaims for a charge of `nr_pages` that would exceed `target`'s limit;
-/// returns the scan control with what it did (`nr_reclaimed`, pageouts, work).
-/// `clock` lets time pass between its priority passes, as in direct reclaim.
+/// What one `try_to_free_mem_cgroup_pages()` call asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemcgReclaim {
+    /// The group over its limit, or written to (`sc->target_mem_cgroup`).
+    pub target: CgId,
+    /// Pages wanted (at least `SWAP_CLUSTER_MAX` are asked for).
+    pub nr_pages: u64,
+    /// `MEMCG_RECLAIM_MAY_SWAP`.
+    pub may_swap: bool,
+    /// `memory.reclaim`'s `swappiness=`, in place of the configured one.
+    pub swappiness: Option<u32>,
+}
+
+impl MemcgReclaim {
+    /// A charge's reclaim of `nr_pages` in `target`, swapping allowed.
+    pub fn charge(target: CgId, nr_pages: u64) -> MemcgReclaim {
+        MemcgReclaim { target, nr_pages, may_swap: true, swappiness: None }
+    }
+}
+
+/// Reclaims as `req` asks (a charge that would exceed `req.target`'s limit,
+/// or a `memory.reclaim` write); returns the scan control with what it did
+/// (`nr_reclaimed`, pageouts, work). `clock` lets time pass between its
+/// priority passes, as in direct reclaim.
 pub fn try_to_free_mem_cgroup_pages(
     mm: &mut Mm,
     policy: &mut dyn ReclaimPolicy,
     env: PageoutEnv,
-    target: CgId,
-    nr_pages: u64,
-    may_swap: bool,
+    req: MemcgReclaim,
     clock: &mut dyn PassTime,
 ) -> ScanControl {
-    let mut sc = ScanControl::new(Reclaimer::Memcg, nr_pages.max(SWAP_CLUSTER_MAX));
+    let mut sc = ScanControl::new(Reclaimer::Memcg, req.nr_pages.max(SWAP_CLUSTER_MAX));
     // KERNEL: may_writepage = !laptop_mode; laptop mode is off.
     sc.may_writepage = true;
     sc.may_unmap = true;
-    sc.may_swap = may_swap;
-    sc.target_memcg = target;
+    sc.may_swap = req.may_swap;
+    sc.target_memcg = req.target;
+    sc.proactive_swappiness = req.swappiness;
     do_try_to_free_pages(mm, policy, env, &mut sc, clock);
     sc
 }

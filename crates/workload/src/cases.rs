@@ -110,6 +110,24 @@ pub(crate) fn build_shared_anon(c: &mut Ctx) -> Result<(), SpecError> {
 pub(crate) fn build_lru_gen(c: &mut Ctx) -> Result<(), SpecError> {
     let text = c.raw("cmds").replace(';', "\n");
     let w = c.builder.add_control_write("lru_gen", text).map_err(|e| c.bad("cmds", e))?;
+    spawn_writer(c, w)
+}
+
+/// `memory-reclaim`: `count` writes of `amount` (with `swappiness=` if set)
+/// to the `memory.reclaim` of group `target`, from `start_ms` every `every_ms`.
+pub(crate) fn build_memory_reclaim(c: &mut Ctx) -> Result<(), SpecError> {
+    let amount = c.raw("amount").to_string();
+    let text = match c.raw("swappiness") {
+        "" => amount,
+        s => format!("{amount} swappiness={s}"),
+    };
+    let target = c.raw("target").to_string();
+    let w = c.builder.add_memory_reclaim_write(&target, text).map_err(|e| c.bad("amount", e))?;
+    spawn_writer(c, w)
+}
+
+/// One thread that issues control write `w` `count` times, `every_ms` apart.
+fn spawn_writer(c: &mut Ctx, w: engine::ControlWrite) -> Result<(), SpecError> {
     let every_ns = c.int("every_ms", 0, 1 << 40)? * 1_000_000;
     let count = c.int("count", 1, 1 << 20)?;
     let mut ph = Vec::new();

@@ -118,6 +118,19 @@ pub const WORKLOADS: &[Workload] = &[
         build: cases::build_lru_gen,
     },
     Workload {
+        name: "memory-reclaim",
+        summary: "writes SIZE [swappiness=N] to a cgroup v2 group's memory.reclaim (proactive reclaim) at set times",
+        params: &[
+            p("target", "/", "the group written to (a path of the tree; `/`: the root)"),
+            p("amount", "1M", "bytes to reclaim per write (SIZE)"),
+            p("swappiness", "", "swappiness=N of the write, 0..200 (empty: vm.swappiness)"),
+            p("start_ms", "0", "virtual time of the first write"),
+            p("every_ms", "0", "interval between writes"),
+            p("count", "1", "number of writes"),
+        ],
+        build: cases::build_memory_reclaim,
+    },
+    Workload {
         name: "pagecache-heavy",
         summary: "seed 002 review: a file streamed through read(), another re-read with zipf popularity, a small anon workingset",
         params: &[

@@ -194,7 +194,22 @@ impl SimBuilder {
     pub fn add_control_write(&mut self, control: &str, text: impl Into<String>) -> Result<ControlWrite, String> {
         let (spec, text) = (reclaim::policy::registry::control(control)?, text.into());
         (spec.check)(&text)?;
-        self.m.control_texts.push((spec.name, text));
+        self.m.control_texts.push(super::control::ControlText::Policy(spec.name, text));
+        Ok(ControlWrite(self.m.control_texts.len() as u32 - 1))
+    }
+
+    /// Registers a write of `text` (`SIZE [swappiness=N]`) to the
+    /// `memory.reclaim` file of the group at `path` (`/`: the root), which a
+    /// program issues with [`Step::Control`](crate::program::Step::Control);
+    /// fails if the text breaks the file's syntax or a v1 group is configured.
+    pub fn add_memory_reclaim_write(&mut self, path: &str, text: impl Into<String>) -> Result<ControlWrite, String> {
+        if self.m.memcg.is_some() {
+            return Err("a cgroup v2 tree: memory.reclaim is a v2 file, and memcg.limit configures a v1 group".into());
+        }
+        let text = text.into();
+        let (pages, swappiness) = super::control::parse_memory_reclaim(&text)?;
+        let cg = self.m.mm.cgroups.create(path);
+        self.m.control_texts.push(super::control::ControlText::MemoryReclaim { cg, pages, swappiness, text });
         Ok(ControlWrite(self.m.control_texts.len() as u32 - 1))
     }
 

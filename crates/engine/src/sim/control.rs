@@ -1,28 +1,99 @@
-//! Policy controls (MGLRU's `lru_gen` debugfs file and any other a policy
-//! declares in the registry): writes on behalf of a thread, reads at the end.
+//! Control writes on behalf of a thread: policy controls (MGLRU's `lru_gen`
+//! debugfs file and any other a policy declares in the registry), read at
+//! the end too, and a group's `memory.reclaim` (mm/memcontrol.c
+//! `memory_reclaim()`, v6.12).
 
 use super::Machine;
 use crate::program::ControlWrite;
 use crate::Nanos;
+use mm::CgId;
+use reclaim::memcg::MemcgReclaim;
 use reclaim::policy::ControlOp;
+use reclaim::MAX_RECLAIM_RETRIES;
+
+/// A registered control write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum ControlText {
+    /// `text` written to the policy control `control`.
+    Policy(&'static str, String),
+    /// A write to group `cg`'s `memory.reclaim` asking for `pages` pages,
+    /// with `swappiness=` if given (`text` as written).
+    MemoryReclaim { cg: CgId, pages: u64, swappiness: Option<u32>, text: String },
+}
+
+/// Parses a `memory.reclaim` write: `SIZE [swappiness=N]` (SIZE with a
+/// K/M/G suffix, rounded down to pages; N in 0..=200). Returns (pages, swappiness).
+pub(super) fn parse_memory_reclaim(text: &str) -> Result<(u64, Option<u32>), String> {
+    let mut words = text.split_whitespace();
+    let size = words.next().ok_or("`SIZE [swappiness=N]`, not an empty write")?;
+    let pages = knobs::parse_size(size)? / mm::PAGE_SIZE;
+    let mut swappiness = None;
+    for w in words {
+        let v = w.strip_prefix("swappiness=").ok_or_else(|| format!("`swappiness=N` after the size, not `{w}`"))?;
+        let n: u32 = v.parse().map_err(|_| format!("swappiness=N with N in 0..=200, not `{v}`"))?;
+        if n > 200 {
+            return Err(format!("swappiness=N with N in 0..=200, not {n} (swappiness=max is v6.15+, not modelled)"));
+        }
+        swappiness = Some(n);
+    }
+    Ok((pages, swappiness))
+}
 
 impl Machine {
     /// Runs control write `w` at `now` on behalf of a thread; returns its CPU time.
     pub(super) fn control_write(&mut self, w: ControlWrite, now: Nanos) -> Nanos {
-        let (control, text) = self.control_texts[w.0 as usize].clone();
-        let mut sc = reclaim::ScanControl::new(reclaim::Reclaimer::Direct, u64::MAX);
-        sc.now_ns = now;
-        let env = self.pageout_env(now);
-        let res = self.policy.control(&mut self.mm, control, ControlOp::Write(&text), &mut sc, env);
-        let cost = self.work_cost(&sc.work);
-        let cost = cost + self.after_reclaim(&sc, now, cost);
+        let (cost, file, text, res) = match self.control_texts[w.0 as usize].clone() {
+            ControlText::Policy(control, text) => {
+                let mut sc = reclaim::ScanControl::new(reclaim::Reclaimer::Direct, u64::MAX);
+                sc.now_ns = now;
+                let env = self.pageout_env(now);
+                let res = self.policy.control(&mut self.mm, control, ControlOp::Write(&text), &mut sc, env);
+                let cost = self.work_cost(&sc.work);
+                let cost = cost + self.after_reclaim(&sc, now, cost);
+                (cost, control.to_string(), text, res.map(|_| ()).map_err(|e| e.to_string()))
+            }
+            ControlText::MemoryReclaim { cg, pages, swappiness, text } => {
+                let (cost, res) = self.memory_reclaim(cg, pages, swappiness, now);
+                let file = format!("{}/memory.reclaim", self.mm.cgroups.get(cg).path.trim_end_matches('/'));
+                (cost, file, text, res.map_err(str::to_string))
+            }
+        };
         self.control_log.push(format!(
-            "{:.3}s {}: {}",
+            "{:.3}s {file} {}: {}",
             now as f64 / 1e9,
             text.trim(),
             res.map_or_else(|e| format!("-{e}"), |_| "ok".into())
         ));
         cost
+    }
+
+    /// `memory_reclaim()`: reclaims `nr_to_reclaim` pages from `cg`'s
+    /// subtree in batches of a quarter of what is left, giving up with
+    /// `EAGAIN` after `MAX_RECLAIM_RETRIES` batches that freed nothing.
+    /// Returns the writer's time (reclaim CPU and throttling) and the outcome.
+    fn memory_reclaim(
+        &mut self,
+        cg: CgId,
+        nr_to_reclaim: u64,
+        swappiness: Option<u32>,
+        now: Nanos,
+    ) -> (Nanos, Result<(), &'static str>) {
+        let mut retries = MAX_RECLAIM_RETRIES;
+        let (mut nr_reclaimed, mut t) = (0, 0);
+        while nr_reclaimed < nr_to_reclaim {
+            let batch = (nr_to_reclaim - nr_reclaimed) / 4;
+            let req = MemcgReclaim { target: cg, nr_pages: batch, may_swap: true, swappiness };
+            let (reclaimed, cost) = self.memcg_reclaim(req, now + t);
+            t += cost;
+            if reclaimed == 0 {
+                if retries == 0 {
+                    return (t, Err("EAGAIN"));
+                }
+                retries -= 1;
+            }
+            nr_reclaimed += reclaimed;
+        }
+        (t, Ok(()))
     }
 
     /// The text of every registered control the running policy has, read at `now`.
@@ -34,5 +105,20 @@ impl Machine {
         reclaim::policy::registry::controls()
             .filter_map(|c| policy.control(mm, c.name, ControlOp::Read, &mut sc, env).ok().map(|t| (c.name, t)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_reclaim_writes_parse_as_the_kernel_reads_them() {
+        assert_eq!(parse_memory_reclaim("1G"), Ok((1 << 18, None)));
+        assert_eq!(parse_memory_reclaim(" 10M swappiness=0\n"), Ok((2560, Some(0))));
+        assert_eq!(parse_memory_reclaim("5000"), Ok((1, None)), "bytes round down to pages");
+        assert!(parse_memory_reclaim("").unwrap_err().contains("SIZE"));
+        assert!(parse_memory_reclaim("1G swappiness=201").unwrap_err().contains("0..=200"));
+        assert!(parse_memory_reclaim("1G swap=1").unwrap_err().contains("swappiness=N"));
     }
 }

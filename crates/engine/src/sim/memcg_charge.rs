@@ -10,6 +10,7 @@ use crate::{Nanos, HZ, JIFFY_NS};
 use mm::cgroup::{high_delay_jiffies, MEMCG_CHARGE_BATCH};
 use mm::tracepoint::Tracepoint;
 use mm::{CgId, PageFlags};
+use reclaim::memcg::MemcgReclaim;
 use reclaim::{MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
 
 /// KERNEL: `MEMCG_MAX_HIGH_DELAY_JIFFIES`: the longest `memory.high` penalty, 2 s.
@@ -69,15 +70,15 @@ impl Machine {
         }
     }
 
-    /// One `try_to_free_mem_cgroup_pages()` for `target` at `now`, asking
-    /// for `nr_pages`; returns (pages reclaimed, stall: CPU plus throttling).
-    fn memcg_reclaim(&mut self, target: CgId, nr_pages: u64, now: Nanos) -> (u64, Nanos) {
+    /// One `try_to_free_mem_cgroup_pages()` at `now` as `req` asks;
+    /// returns (pages reclaimed, stall: CPU plus throttling).
+    pub(super) fn memcg_reclaim(&mut self, req: MemcgReclaim, now: Nanos) -> (u64, Nanos) {
         let env = self.pageout_env(now);
         // Reclaim drains this CPU's add batch first.
         self.lru_batches.drain();
         self.mm.trace_at(now, || Tracepoint::ReclaimBegin { memcg: true });
         let sc = self.timed_reclaim(now, |mm, policy, clock| {
-            reclaim::memcg::try_to_free_mem_cgroup_pages(mm, policy, env, target, nr_pages, true, clock)
+            reclaim::memcg::try_to_free_mem_cgroup_pages(mm, policy, env, req, clock)
         });
         let cost = self.work_cost(&sc.work);
         self.direct_reclaim_ns += cost;
@@ -111,7 +112,7 @@ impl Machine {
                 // memcg_memory_event(MEMCG_MAX); the v1 group counts its own.
                 self.mm.cgroups.get_mut(over).events.max += 1;
             }
-            let (nr_reclaimed, cost) = self.memcg_reclaim(over, 1, now + stall);
+            let (nr_reclaimed, cost) = self.memcg_reclaim(MemcgReclaim::charge(over, 1), now + stall);
             stall += cost;
             if self.charge_margin(to, over) >= 1 {
                 self.stalled_attempts = 0;
@@ -182,7 +183,7 @@ impl Machine {
                 }
                 self.mm.cgroups.get_mut(g).events.high += 1;
                 let ask = if in_retry { SWAP_CLUSTER_MAX } else { nr_pages };
-                let (n, cost) = self.memcg_reclaim(g, ask, now + stall);
+                let (n, cost) = self.memcg_reclaim(MemcgReclaim::charge(g, ask), now + stall);
                 nr_reclaimed += n;
                 stall += cost;
             }

@@ -179,7 +179,7 @@ struct Machine {
     /// Memory stall of the access in progress beyond direct reclaim (workingset refault reads).
     refault_stall_ns: Nanos,
     /// Control writes programs can issue (control, text), and the outcome of each write.
-    control_texts: Vec<(&'static str, String)>,
+    control_texts: Vec<control::ControlText>,
     control_log: Vec<String>,
     events: u64,
     /// Consecutive throttled allocation attempts without any progress.

@@ -71,7 +71,7 @@ impl Classic {
 
     /// `get_scan_count()`: how many pages of each list to scan at `sc.priority`.
     pub fn get_scan_count(&mut self, mm: &Mm, sc: &ScanControl) -> ScanCount {
-        let swappiness = self.cfg.swappiness as u64;
+        let swappiness = sc.proactive_swappiness.unwrap_or(self.cfg.swappiness) as u64;
         let balance = if !sc.may_swap || mm.nr_swap_pages() == 0 {
             ScanBalance::File
         } else if sc.reclaimer.is_cgroup() && swappiness == 0 {

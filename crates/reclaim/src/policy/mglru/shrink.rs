@@ -21,7 +21,7 @@ impl Mglru {
         if !sc.may_swap || mm.nr_swap_pages() < MIN_LRU_BATCH {
             0
         } else {
-            self.cfg.swappiness
+            sc.proactive_swappiness.unwrap_or(self.cfg.swappiness)
         }
     }
 
