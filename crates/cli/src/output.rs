@@ -93,6 +93,17 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
         let events: Vec<String> = g.events.iter().map(|(name, v)| format!("{name} {v}")).collect();
         println!("# cgroup {}: {}", g.path, stat.join(", "));
         println!("# cgroup {} memory.events: {}", g.path, events.join(", "));
+        let (some, full) = (&g.pressure.some, &g.pressure.full);
+        println!(
+            "# cgroup {} memory.pressure: some avg10={:.2} total={}, full avg10={:.2} total={} (run-long share {:.2}% / {:.2}%)",
+            g.path,
+            some.avg10,
+            some.total_ns / 1000,
+            full.avg10,
+            full.total_ns / 1000,
+            some.avg,
+            full.avg
+        );
     }
     if !r.cgroups.is_empty() {
         println!();

@@ -19,6 +19,7 @@ pub mod program;
 pub mod psi;
 pub mod report;
 pub mod sched;
+pub mod senpai;
 pub mod sim;
 pub mod swap_ra;
 pub mod timeseries;

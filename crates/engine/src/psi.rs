@@ -13,8 +13,10 @@
 //! and swept in time order; steps before the engine's current time can be
 //! folded early, because no task records anything in its past.
 //!
-//! Simplification S-PSI1: one system-wide group; the kernel computes states per
-//! CPU and weights them by non-idle time. A task waiting for I/O (not a
+//! Each memory cgroup below the root has its own accumulator over its
+//! threads and its descendants' (`memory.pressure`); the root's file is the
+//! system's. Simplification S-PSI1: the kernel computes states per CPU and
+//! weights them by non-idle time; here they are computed over all CPUs at once. A task waiting for I/O (not a
 //! workingset refault) counts as non-idle and not stalled, so it keeps `full` off.
 
 use crate::Nanos;
@@ -173,6 +175,14 @@ impl Psi {
             }
         }
         self.swept_to = self.swept_to.max(t);
+    }
+
+    /// The `some` total in ns up to `now`: every step before `now` is
+    /// folded, so no task may record a step before `now` afterwards.
+    pub fn some_total_at(&mut self, now: Nanos) -> u64 {
+        self.sweep(now);
+        self.account(now);
+        self.some_ns
     }
 
     /// The totals over `[0, end)`.

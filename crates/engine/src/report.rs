@@ -68,7 +68,7 @@ pub struct Snapshot {
 }
 
 /// One group of the cgroup v2 tree at the end of a run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CgroupReport {
     /// The group's path (`svc`, `batch/job1`).
     pub path: String,
@@ -77,6 +77,8 @@ pub struct CgroupReport {
     pub stat: Vec<(&'static str, u64)>,
     /// `memory.events`, hierarchical.
     pub events: Vec<(&'static str, u64)>,
+    /// `memory.pressure`: memory stalls of the group's threads and its descendants'.
+    pub pressure: PsiMemory,
 }
 
 /// The `memory.stat` event counters a group reports.

@@ -142,7 +142,8 @@ impl RunInfo {
                     let obj = |v: &[(&str, u64)]| -> Map<String, Value> {
                         v.iter().map(|&(k, n)| (k.to_string(), n.into())).collect()
                     };
-                    (g.path.clone(), json!({ "stat": obj(&g.stat), "events": obj(&g.events) }))
+                    let pressure = json!({ "some": psi_line(&g.pressure.some), "full": psi_line(&g.pressure.full) });
+                    (g.path.clone(), json!({ "stat": obj(&g.stat), "events": obj(&g.events), "pressure": pressure }))
                 })
                 .collect();
             doc["cgroups"] = Value::Object(groups);

@@ -19,6 +19,7 @@ pub(crate) fn build_anon(c: &mut Ctx) -> Result<(), SpecError> {
     let threads = c.int("threads", 1, 1024)?;
     let passes = c.int("passes", 0, 1 << 20)? as u32;
     let ops = c.int("ops", 0, u64::MAX >> 1)?;
+    let think_ns = c.int("think_ns", 0, 1 << 40)?;
     let sampler = c.sampler(pattern, pages)?;
     let region = c.builder.add_anon_region(pages);
     let t = Target::Mem(region);
@@ -27,7 +28,7 @@ pub(crate) fn build_anon(c: &mut Ctx) -> Result<(), SpecError> {
         match pattern {
             "idle" => {}
             "seq" => ph.push(sweep(t, 0, pages, passes, write)),
-            _ => ph.push(Phase::Random { target: t, sampler: sampler.clone(), stride: 1, ops, write, think_ns: 0 }),
+            _ => ph.push(Phase::Random { target: t, sampler: sampler.clone(), stride: 1, ops, write, think_ns }),
         }
         ph
     })

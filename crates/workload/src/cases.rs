@@ -126,6 +126,29 @@ pub(crate) fn build_memory_reclaim(c: &mut Ctx) -> Result<(), SpecError> {
     spawn_writer(c, w)
 }
 
+/// `senpai`: the proactive-reclaim controller on group `target`, ticking
+/// `count` times, `every_ms` apart (the script's one second).
+pub(crate) fn build_senpai(c: &mut Ctx) -> Result<(), SpecError> {
+    let mode = match c.choice("mode", &["high", "reclaim"])? {
+        "high" => engine::senpai::SenpaiMode::High,
+        _ => engine::senpai::SenpaiMode::Reclaim,
+    };
+    let cfg = engine::senpai::SenpaiConfig {
+        mode,
+        interval: c.int("interval", 1, 1 << 20)? as u32,
+        pressure_us: c.int("pressure_us", 1, 1 << 40)?,
+        max_probe: c.float("max_probe", 0.0, 1.0)?,
+        max_backoff: c.float("max_backoff", 0.0, 100.0)?,
+        coeff_probe: c.float("coeff_probe", 1e-3, 1e6)?,
+        coeff_backoff: c.float("coeff_backoff", 1e-3, 1e6)?,
+        min_bytes: c.pages("min_size")? as u64 * mm::PAGE_SIZE,
+        max_bytes: c.pages("max_size")? as u64 * mm::PAGE_SIZE,
+    };
+    let target = c.raw("target").to_string();
+    let w = c.builder.add_senpai(&target, cfg).map_err(|e| c.bad("target", e))?;
+    spawn_writer(c, w)
+}
+
 /// One thread that issues control write `w` `count` times, `every_ms` apart.
 fn spawn_writer(c: &mut Ctx, w: engine::ControlWrite) -> Result<(), SpecError> {
     let every_ns = c.int("every_ms", 0, 1 << 40)? * 1_000_000;

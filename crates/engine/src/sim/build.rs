@@ -114,8 +114,10 @@ impl SimBuilder {
                 direct_work: ReclaimWork::default(),
                 direct_hist: Histogram::new(3).expect("3 significant figures is valid"),
                 psi: Psi::default(),
+                cg_psi: Vec::new(),
                 refault_stall_ns: 0,
                 control_texts: Vec::new(),
+                senpais: Vec::new(),
                 control_log: Vec::new(),
                 events: 0,
                 stalled_attempts: 0,
@@ -252,6 +254,22 @@ impl SimBuilder {
         Ok(())
     }
 
+    /// Registers a senpai controller on the group at `path` (`/`: the
+    /// root); each [`Step::Control`](crate::program::Step::Control) with
+    /// the returned write is one of its once-a-second ticks.
+    pub fn add_senpai(&mut self, path: &str, cfg: crate::senpai::SenpaiConfig) -> Result<ControlWrite, String> {
+        if self.m.memcg.is_some() {
+            return Err("a cgroup v2 tree: senpai drives memory.high / memory.reclaim, v2 files".into());
+        }
+        if cfg.interval == 0 || cfg.pressure_us == 0 {
+            return Err("an interval of at least one tick and a pressure target above 0".into());
+        }
+        let cg = self.m.mm.cgroups.create(path);
+        self.m.senpais.push(crate::senpai::Senpai::new(cfg));
+        self.m.control_texts.push(super::control::ControlText::Senpai { cg, senpai: self.m.senpais.len() - 1 });
+        Ok(ControlWrite(self.m.control_texts.len() as u32 - 1))
+    }
+
     /// Finishes building: the per-CPU page lists are sized for the CPUs,
     /// `cpus` of them, or with `cpus=0` one per thread and one per kswapd
     /// (S-EN1: every actor has a CPU of its own).
@@ -262,6 +280,11 @@ impl SimBuilder {
             let entry = reclaim::policy::registry::find(&self.m.cfg.lru).expect("lru validated by Config::set");
             let lruvecs = (0..self.m.mm.cgroups.len()).map(|_| (entry.build)(&self.m.cfg.reclaim)).collect();
             self.m.policy = Box::new(reclaim::tree::TreePolicy::new(lruvecs, self.m.cfg.cgroups.recursive_prot));
+            // Each group's memory.pressure counts its threads and its descendants'.
+            self.m.cg_psi = (0..self.m.mm.cgroups.len()).map(|_| Psi::default()).collect();
+            for tid in 0..self.threads.len() {
+                self.m.group_psi_of(tid, |p| p.task_start(0));
+            }
         }
         let cpus = match self.m.cfg.sched.cpus {
             0 => (self.threads.len() + self.m.kswapds.len()) as u32,

@@ -5,6 +5,7 @@
 
 use super::Machine;
 use crate::program::ControlWrite;
+use crate::senpai::SenpaiAction;
 use crate::Nanos;
 use mm::CgId;
 use reclaim::memcg::MemcgReclaim;
@@ -19,6 +20,9 @@ pub(super) enum ControlText {
     /// A write to group `cg`'s `memory.reclaim` asking for `pages` pages,
     /// with `swappiness=` if given (`text` as written).
     MemoryReclaim { cg: CgId, pages: u64, swappiness: Option<u32>, text: String },
+    /// One tick of senpai controller `senpai` (an index into the machine's
+    /// controllers) on group `cg`.
+    Senpai { cg: CgId, senpai: usize },
 }
 
 /// Parses a `memory.reclaim` write: `SIZE [swappiness=N]` (SIZE with a
@@ -54,9 +58,9 @@ impl Machine {
             }
             ControlText::MemoryReclaim { cg, pages, swappiness, text } => {
                 let (cost, res) = self.memory_reclaim(cg, pages, swappiness, now);
-                let file = format!("{}/memory.reclaim", self.mm.cgroups.get(cg).path.trim_end_matches('/'));
-                (cost, file, text, res.map_err(str::to_string))
+                (cost, self.group_file(cg, "memory.reclaim"), text, res.map_err(str::to_string))
             }
+            ControlText::Senpai { cg, senpai } => return self.senpai_tick(cg, senpai, now),
         };
         self.control_log.push(format!(
             "{:.3}s {file} {}: {}",
@@ -65,6 +69,66 @@ impl Machine {
             res.map_or_else(|e| format!("-{e}"), |_| "ok".into())
         ));
         cost
+    }
+
+    /// The path of `file` of group `cg`.
+    fn group_file(&self, cg: CgId, file: &str) -> String {
+        format!("{}/{file}", self.mm.cgroups.get(cg).path.trim_end_matches('/'))
+    }
+
+    /// One tick of senpai controller `i` on group `cg` at `now`: reads the
+    /// group's pressure and size, and applies what the controller decides
+    /// (logged with the pressure it acted on). Returns the writer's time.
+    fn senpai_tick(&mut self, cg: CgId, i: usize, now: Nanos) -> Nanos {
+        let psi = if cg == CgId::ROOT { &mut self.psi } else { &mut self.cg_psi[cg.0 as usize] };
+        let total_us = psi.some_total_at(now) / 1000;
+        let g = self.mm.cgroups.get(cg);
+        let bytes = |pages: u64| pages.saturating_mul(mm::PAGE_SIZE);
+        let high = if g.limits.high >= mm::cgroup::PAGE_COUNTER_MAX { u64::MAX } else { bytes(g.limits.high) };
+        let current = bytes(g.usage);
+        let (cost, file, text, res) = match self.senpais[i].tick(total_us, current, high) {
+            SenpaiAction::Wait => return 0,
+            SenpaiAction::SetHigh(b) => {
+                (self.memory_high_write(cg, b / mm::PAGE_SIZE, now), "memory.high", b.to_string(), Ok(()))
+            }
+            SenpaiAction::Reclaim(b) => {
+                let (cost, res) = self.memory_reclaim(cg, b / mm::PAGE_SIZE, None, now);
+                (cost, "memory.reclaim", b.to_string(), res)
+            }
+        };
+        let why = self.senpais[i].last_adjust.map_or("start".to_string(), |(share, integral)| {
+            format!("pressure {integral} us per interval, adjust {:+.2}%", share * 100.0)
+        });
+        self.control_log.push(format!(
+            "{:.3}s senpai {}: {text} ({why}; memory.current {current}): {}",
+            now as f64 / 1e9,
+            self.group_file(cg, file),
+            res.map_or_else(|e| format!("-{e}"), |_| "ok".into())
+        ));
+        cost
+    }
+
+    /// A write of `pages` to group `cg`'s `memory.high` (`memory_high_write()`):
+    /// the new limit, then reclaim down to it (the stocks drained first)
+    /// until it holds or 16 tries free nothing. Returns the writer's time.
+    fn memory_high_write(&mut self, cg: CgId, pages: u64, now: Nanos) -> Nanos {
+        self.mm.cgroups.get_mut(cg).limits.high = pages;
+        self.mm.cgroups.drain_all_stock(cg);
+        let (mut retries, mut t) = (MAX_RECLAIM_RETRIES, 0);
+        loop {
+            let usage = self.mm.cgroups.get(cg).usage;
+            if usage <= pages {
+                return t;
+            }
+            let (reclaimed, cost) = self.memcg_reclaim(MemcgReclaim::charge(cg, usage - pages), now + t);
+            t += cost;
+            if reclaimed == 0 {
+                if retries == 0 {
+                    return t;
+                }
+                retries -= 1;
+            }
+        }
     }
 
     /// `memory_reclaim()`: reclaims `nr_to_reclaim` pages from `cg`'s

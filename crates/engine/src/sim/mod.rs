@@ -174,12 +174,16 @@ struct Machine {
     direct_work: ReclaimWork,
     /// Latency of each direct reclaim invocation.
     direct_hist: Histogram<u64>,
-    /// Pressure stall accounting.
+    /// Pressure stall accounting: the system's, and each group's by
+    /// [`mm::CgId`] (empty without a tree; the root's entry is unused).
     psi: Psi,
+    cg_psi: Vec<Psi>,
     /// Memory stall of the access in progress beyond direct reclaim (workingset refault reads).
     refault_stall_ns: Nanos,
     /// Control writes programs can issue (control, text), and the outcome of each write.
     control_texts: Vec<control::ControlText>,
+    /// Senpai controllers, ticked by their threads' control writes.
+    senpais: Vec<crate::senpai::Senpai>,
     control_log: Vec<String>,
     events: u64,
     /// Consecutive throttled allocation attempts without any progress.
@@ -239,8 +243,9 @@ struct Txns {
 
 impl Thread {
     /// The thread ends at its clock, by itself or killed at `killed` by the OOM killer.
-    fn end(&mut self, m: &mut Machine, actor: Actor, killed: Option<Nanos>) {
-        m.psi.task_end(self.clock);
+    fn end(&mut self, m: &mut Machine, tid: usize, killed: Option<Nanos>) {
+        let (clock, actor) = (self.clock, thread_actor(tid));
+        m.psi_of(tid, |p| p.task_end(clock));
         m.cpu_sleep(actor, self.clock);
         self.done = true;
         self.pending = None;
@@ -349,7 +354,7 @@ impl Sim {
         }
         if let Some(at) = m.procs.killed_at(tid) {
             // Killed by the OOM killer while it ran ahead or slept: it ends here.
-            th.end(m, actor, Some(at));
+            th.end(m, tid, Some(at));
             return Ok(());
         }
         let lru_cpu = m.cpu_index(actor, tid);
@@ -361,7 +366,8 @@ impl Sim {
                 None => match th.program.next() {
                     Step::Access(a) => (a, th.clock),
                     Step::Think(ns) => {
-                        m.psi.idle(th.clock, th.clock + ns);
+                        let at = th.clock;
+                        m.psi_of(tid, |p| p.idle(at, at + ns));
                         if m.sched.is_some() {
                             m.cpu_sleep(actor, th.clock);
                             th.clock += ns;
@@ -388,7 +394,7 @@ impl Sim {
                     }
                     Step::Done => {
                         m.procs.thread_exit(tid);
-                        th.end(m, actor, None);
+                        th.end(m, tid, None);
                         return Ok(());
                     }
                 },
@@ -408,7 +414,8 @@ impl Sim {
                 let slept = std::mem::take(&mut m.sleep_ns);
                 match result {
                     Ok((cost, stall)) => {
-                        m.psi.stall(th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));
+                        let (at, until) = (th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));
+                        m.psi_of(tid, |p| p.stall(at, until));
                         // S-SC5: the access's CPU work comes first, then its sleeps.
                         let asleep = m.sched.is_some() && slept > 0;
                         if asleep {
@@ -423,7 +430,8 @@ impl Sim {
                         }
                     }
                     Err(Stall::Retry(at)) => {
-                        m.psi.stall(th.clock, at);
+                        let from = th.clock;
+                        m.psi_of(tid, |p| p.stall(from, at));
                         m.refault_stall_ns = 0;
                         th.reclaim_stall_ns += at - th.clock;
                         th.pending = Some((access, started));
@@ -439,13 +447,14 @@ impl Sim {
                         if let Err(why) = m.out_of_memory(c, at) {
                             return Err(oom_error(c, th.clock, th.name.clone(), why));
                         }
-                        m.psi.stall(th.clock, at);
+                        let from = th.clock;
+                        m.psi_of(tid, |p| p.stall(from, at));
                         m.refault_stall_ns = 0;
                         th.reclaim_stall_ns += at - th.clock;
                         th.clock = at;
                         if m.procs.killed_at(tid).is_some() {
                             // The allocating thread was the victim: it dies in the fault.
-                            th.end(m, actor, Some(at));
+                            th.end(m, tid, Some(at));
                             return Ok(());
                         }
                         // The allocation is retried after the kill.
@@ -453,7 +462,9 @@ impl Sim {
                     }
                 }
                 horizon = m.horizon_after(th.clock, limit);
-                m.psi.maybe_fold(m.queue.next_time().min(th.clock));
+                let fold_to = m.queue.next_time().min(th.clock);
+                m.psi.maybe_fold(fold_to);
+                m.cg_psi.iter_mut().for_each(|p| p.maybe_fold(fold_to));
             }
             if m.must_yield(th.clock, limit, &mut horizon) {
                 break;
@@ -534,6 +545,26 @@ impl Sim {
 }
 
 impl Machine {
+    /// Applies a PSI record of thread `tid` to the system's accumulator and
+    /// to its groups'.
+    fn psi_of(&mut self, tid: usize, f: impl Fn(&mut Psi)) {
+        f(&mut self.psi);
+        self.group_psi_of(tid, f);
+    }
+
+    /// Applies a PSI record of thread `tid` to its group's accumulator and
+    /// those of the group's ancestors below the root.
+    fn group_psi_of(&mut self, tid: usize, f: impl Fn(&mut Psi)) {
+        if self.cg_psi.is_empty() {
+            return;
+        }
+        let mut g = self.procs.thread_cg(tid);
+        while let Some(parent) = self.mm.cgroups.get(g).parent {
+            f(&mut self.cg_psi[g.0 as usize]);
+            g = parent;
+        }
+    }
+
     fn check_invariants(&self) {
         self.policy.check_invariants(&self.mm);
         let on_lists = self.policy.lru_sizes().total();

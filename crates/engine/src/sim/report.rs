@@ -13,6 +13,7 @@ pub(super) fn percentiles(h: &Histogram<u64>) -> [(f64, u64); 9] {
 
 impl Sim {
     pub(super) fn report(mut self, end: Nanos) -> RunReport {
+        let cgroups = self.cgroup_reports(end);
         let mm = &self.m.mm;
         let sizes = self.m.policy.lru_sizes();
         let mut vmstat: Vec<(&'static str, u64)> = Vec::new();
@@ -81,7 +82,7 @@ impl Sim {
             vmstat,
             memcg,
             memcg_events: self.m.memcg.as_ref().map_or_else(Vec::new, crate::memcg::Memcg::memory_events),
-            cgroups: self.cgroup_reports(),
+            cgroups,
             zram,
             zswap,
             threads,
@@ -111,7 +112,7 @@ impl Sim {
 
 impl Sim {
     /// Each group below the root: usage, its counters and `memory.events`.
-    fn cgroup_reports(&self) -> Vec<crate::report::CgroupReport> {
+    fn cgroup_reports(&mut self, end: Nanos) -> Vec<crate::report::CgroupReport> {
         let mut tree = self.m.mm.cgroups.clone();
         tree.settle(&self.m.mm.stat);
         tree.iter()
@@ -136,6 +137,7 @@ impl Sim {
                     path: g.path.clone(),
                     stat,
                     events: tree.events_hier(id).named().to_vec(),
+                    pressure: self.m.cg_psi[id.0 as usize].finish(end),
                 }
             })
             .collect()
