@@ -25,6 +25,10 @@ struct Case {
     workloads: &'static [&'static str],
     /// The time includes building the machine (the big-machine case), not only the run.
     with_build: bool,
+    /// Copies of the (one) workload, spread round-robin over this many
+    /// cgroup v2 groups (0: no `cgroup=` parameter).
+    copies: u32,
+    groups: u32,
 }
 
 const CASES: &[Case] = &[
@@ -33,50 +37,85 @@ const CASES: &[Case] = &[
         settings: &["memory=1G", "swap=ssd:1G"],
         workloads: &["anon:size=0.5x,pattern=seq,passes=200"],
         with_build: false,
+        copies: 1,
+        groups: 0,
     },
     Case {
         name: "resident hits (anon zipf, fits in memory)",
         settings: &["memory=1G", "swap=ssd:1G"],
         workloads: &["anon:size=0.5x,pattern=zipf,alpha=1.0,ops=50000000"],
         with_build: false,
+        copies: 1,
+        groups: 0,
     },
     Case {
         name: "thrashing (anon uniform, 1.5x memory, zram)",
         settings: &["memory=256M", "swap=zram:1G"],
         workloads: &["anon:size=1.5x,pattern=uniform,ops=5000000"],
         with_build: false,
+        copies: 1,
+        groups: 0,
     },
     Case {
         name: "thrashing (file uniform, 2x memory)",
         settings: &["memory=256M", "fs=nvme"],
         workloads: &["fileloop:size=2x,pattern=uniform,ops=5000000"],
         with_build: false,
+        copies: 1,
+        groups: 0,
     },
     Case {
         name: "big machine: 1T, build + 1G first touched",
         settings: &["memory=1T", "swap=ssd:1G"],
         workloads: &["anon:size=1G,pattern=seq,passes=1"],
         with_build: true,
+        copies: 1,
+        groups: 0,
     },
     Case {
         name: "many threads: ebizzy 1024 threads x 100 ops",
         settings: &["memory=256M", "swap=ssd:1G"],
         workloads: &["ebizzy:threads=1024,ops=100"],
         with_build: false,
+        copies: 1,
+        groups: 0,
     },
     Case {
         name: "many threads: ebizzy, 16 threads",
         settings: EBIZZY,
         workloads: &["ebizzy:threads=16,ops=20000"],
         with_build: false,
+        copies: 1,
+        groups: 0,
     },
     Case {
         name: "many threads: ebizzy, 256 threads",
         settings: EBIZZY,
         workloads: &["ebizzy:threads=256,ops=1250"],
         with_build: false,
+        copies: 1,
+        groups: 0,
+    },
+    Case {
+        name: "cgroups: 100 anon thrashers, one group",
+        settings: CGROUPS,
+        workloads: &["anon:size=3M,pattern=uniform,ops=50000"],
+        with_build: false,
+        copies: 100,
+        groups: 1,
+    },
+    Case {
+        name: "cgroups: 100 anon thrashers, 100 groups",
+        settings: CGROUPS,
+        workloads: &["anon:size=3M,pattern=uniform,ops=50000"],
+        with_build: false,
+        copies: 100,
+        groups: 100,
     },
 ];
+
+/// The machine of the cgroup cases: 100 x 3M of anon in 256M (1.2x).
+const CGROUPS: &[&str] = &["memory=256M", "swap=zram:1G"];
 
 /// The machine of the many-threads cases: both read 320k chunk pages in all.
 const EBIZZY: &[&str] = &["memory=256M", "swap=zram:1G"];
@@ -185,7 +224,10 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         let mut accesses = 0;
         for _ in 0..args.reps.max(1) {
             let settings: Vec<String> = case.settings.iter().map(|s| s.to_string()).collect();
-            let workloads: Vec<String> = case.workloads.iter().map(|s| s.to_string()).collect();
+            let workloads: Vec<String> = match case.groups {
+                0 => case.workloads.iter().map(|s| s.to_string()).collect(),
+                n => (0..case.copies).map(|i| format!("{},cgroup=g{}", case.workloads[0], i % n)).collect(),
+            };
             let started = Instant::now();
             let p = prepare("v6.2", &settings, &workloads, 1)?;
             let build = started.elapsed().as_secs_f64();

@@ -4,6 +4,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use engine::config::cgroup::KEY_FORMS;
 use engine::config::SETTINGS;
 use engine::profile::PROFILES;
 use engine::Config;
@@ -59,13 +60,21 @@ pub fn settings(args: ListingArgs) -> Result<()> {
                        "since": since, "until": until, "help": s.help})
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&json!({"default_profile": c.profile, "settings": list}))?);
+        let forms: Vec<Value> = KEY_FORMS.iter().map(|(k, d, h)| json!({"key": k, "default": d, "help": h})).collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"default_profile": c.profile, "settings": list, "key_forms": forms}))?
+        );
     } else if args.markdown {
         print!("{}", settings_markdown());
     } else {
         println!("Settings for --set KEY=VALUE (defaults of profile {}):\n", c.profile);
         for s in SETTINGS.iter() {
             println!("{:<28} {:<12} {}", s.key, s.get(&c), s.help);
+        }
+        println!("\nKey forms (PATH: a group of the cgroup v2 tree, like svc or batch/job1):\n");
+        for (k, d, h) in KEY_FORMS {
+            println!("{k:<28} {d:<12} {h}");
         }
     }
     Ok(())
@@ -87,6 +96,12 @@ pub fn settings_markdown() -> String {
             history_words(&s.history),
             s.help.replace('|', "\\|")
         );
+    }
+    out += "\n## Key forms\n\nKeys with a part the user names: PATH is a group of the cgroup v2 tree \
+            (`svc`, `batch/job1`), created with its parents; workloads join it with `cgroup=PATH`.\n\n\
+            | key | default | meaning |\n|---|---|---|\n";
+    for (k, d, h) in KEY_FORMS {
+        out += &format!("| `{k}` | `{d}` | {} |\n", h.replace('|', "\\|"));
     }
     out += "\n## Profiles\n\nA profile is a kernel version and an LRU design; every knob whose value depends on the \
             version takes its kernel's value. Posted patch series add their own settings (marked *).\n\n| key |";

@@ -19,6 +19,17 @@ pub struct CgroupKnobs {
 /// The interface files a `cgroup.PATH.memory.FILE` key may name.
 pub const FILES: &[&str] = &["max", "high", "low", "min", "swap.max", "oom.group"];
 
+/// The key forms `reclaimsim settings` lists: (key, default, meaning).
+pub const KEY_FORMS: &[(&str, &str, &str)] = &[
+    ("cgroup.PATH.memory.max", "max", "cgroup v2 group PATH (created with its parents; workloads join it with cgroup=PATH): hard limit; a charge over it reclaims the group, then OOM-kills in it"),
+    ("cgroup.PATH.memory.high", "max", "throttling limit: charges over it reclaim in the task and sleep a penalty"),
+    ("cgroup.PATH.memory.low", "0", "best-effort protection from reclaim (skipped until nothing else can be reclaimed)"),
+    ("cgroup.PATH.memory.min", "0", "hard protection from reclaim"),
+    ("cgroup.PATH.memory.swap.max", "max", "swap the group may use"),
+    ("cgroup.PATH.memory.oom.group", "0", "1: an OOM kill in the group kills every process of the group"),
+    ("cgroup.memory_recursiveprot", "0", "1: the cgroup2 mount option memory_recursiveprot (unclaimed protection flows down by usage)"),
+];
+
 /// Files of the kernel's interface the tree does not model yet (issue #21).
 const NOT_YET: &[&str] = &["zswap.max", "zswap.writeback"];
 
@@ -112,6 +123,16 @@ mod tests {
             d.set(k.strip_prefix("cgroup.").unwrap(), &v).unwrap();
         }
         assert_eq!(c, d);
+    }
+
+    #[test]
+    fn every_file_is_listed_for_settings_and_takes_its_default() {
+        for f in FILES {
+            let key = format!("cgroup.PATH.memory.{f}");
+            let (_, default, _) = KEY_FORMS.iter().find(|(k, _, _)| *k == key).expect("listed");
+            CgroupKnobs::default().set(&format!("PATH.memory.{f}"), default).unwrap();
+        }
+        assert_eq!(KEY_FORMS.len(), FILES.len() + 1);
     }
 
     #[test]

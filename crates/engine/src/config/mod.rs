@@ -2,7 +2,7 @@
 //! flags, CPU costs. Parsed from `key=value` settings, validated once, then
 //! resolved into the objects the engine uses.
 
-mod cgroup;
+pub mod cgroup;
 mod cpu;
 mod numa;
 mod pcp;
