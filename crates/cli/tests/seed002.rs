@@ -40,6 +40,9 @@ fn quick_reproduction_agrees_with_the_seed_on_tabs() {
     let shared = table(&v, "shared-anon");
     let (c_rmap, m_rmap) = pair(shared, "rmap PTEs checked");
     assert!(m_rmap < c_rmap, "rmap PTEs {m_rmap} vs {c_rmap}");
+    // The reply's kswapd profile: MGLRU spends a smaller share in page_vma_mapped_walk.
+    assert_eq!(common::row(shared, "kswapd profile: page_vma_mapped_walk %").1, "agrees");
+    assert_eq!(common::row(shared, "oom_kill").1, "not modelled (S-WL2)");
     let (c_all, m_all) = pair(shared, "all PTEs read (rmap+walk)");
     assert_eq!(c_all, c_rmap, "the classic LRU reads PTEs only through the rmap");
     assert!(m_all > m_rmap);

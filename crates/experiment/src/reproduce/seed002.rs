@@ -47,10 +47,21 @@ fn scan_ratio(r: &RunReport) -> f64 {
     (g("pgscan_kswapd") + g("pgscan_direct")) / (g("pgsteal_kswapd") + g("pgsteal_direct")).max(1.0)
 }
 
+/// `ns` as a share of the workload threads' time, percent.
+fn thread_pct(r: &RunReport, ns: f64) -> f64 {
+    let busy: u64 = r.threads.iter().map(|t| t.end_ns).sum();
+    ns * 100.0 / busy.max(1) as f64
+}
+
 /// Direct reclaim CPU as a share of the workload threads' time, percent.
 fn direct_pct(r: &RunReport) -> f64 {
-    let busy: u64 = r.threads.iter().map(|t| t.end_ns).sum();
-    r.direct_reclaim_ns as f64 * 100.0 / busy.max(1) as f64
+    thread_pct(r, r.direct_reclaim_ns as f64)
+}
+
+/// The engine's default `cpu.rmap_pte_ns`, the same for every seed (docs/model.md): the
+/// cost of one `page_vma_mapped_walk` check in the profile rows.
+fn rmap_pte_ns() -> f64 {
+    engine::CpuCosts::default().rmap_pte_ns as f64
 }
 
 /// Where the tabs claims are in the seed.
@@ -61,6 +72,8 @@ const SHARED: &str = "seed 002, Yu's reply on shared memory: direct reclaim 71% 
 const PROFILES: &str = "seed 002, kswapd profiles on Chrome OS: classic \"31.03% page_vma_mapped_walk, 25.59% lzo1x_1_do_compress\", multi-gen \"49.36% lzo1x_1_do_compress, 4.54% page_vma_mapped_walk\"";
 /// Where the fleet figures are (an index, classic = 100).
 const FLEET: &str = "seed 002: Android \"18% fewer low-memory kills ... cold starts by 16%\"; Chrome OS \"96% fewer low-memory tab discards and 59% fewer OOM kills\" (an index, classic = 100)";
+/// Where the sparse shared-memory profiles are (kswapd0 + kswapd1; the test process, "sparse").
+const SHARED_PROFILES: &str = "seed 002, Yu's reply on shared memory: kswapd page_vma_mapped_walk 43.99% + 34.86% (5.12.0-rc6) vs 9.36% + 7.15% (multigenerational); test process 65.02% vs 33.12%";
 /// A row of ours only.
 const OURS: &str = "no seed figure";
 
@@ -102,8 +115,6 @@ fn heap(tabs: u32) -> f64 {
 }
 
 fn tabs(args: &Ctx) -> Result<Table> {
-    // The engine's default CPU costs, the same for every seed (docs/model.md).
-    let rmap_pte_ns = engine::CpuCosts::default().rmap_pte_ns;
     let (mem, shape, ntabs) = if args.quick {
         ("memory=48M", "visits=150,ops=2000,think_us=1000,churn=15", 16)
     } else {
@@ -134,7 +145,7 @@ fn tabs(args: &Ctx) -> Result<Table> {
             metric(
                 "kswapd profile: page_vma_mapped_walk %",
                 [Some(31.03), Some(4.54)],
-                per(&r, |r| kswapd_share(r, |r| r.kswapd_work.rmap_ptes, rmap_pte_ns as f64)),
+                per(&r, |r| kswapd_share(r, |r| r.kswapd_work.rmap_ptes, rmap_pte_ns())),
             ),
             metric(
                 "kswapd profile: lzo1x_1_do_compress %",
@@ -147,7 +158,7 @@ fn tabs(args: &Ctx) -> Result<Table> {
             Metric::not_modelled("cold starts (Android fleet)", vec![Some(100.0), Some(84.0)], FLEET, "S-RP4"),
         ],
         notes: vec![
-            format!("kswapd profile rows: our rmap PTE checks x cpu.rmap_pte_ns ({rmap_pte_ns} ns, the engine's default) and pages written x zram's 3000 ns, as shares of kswapd CPU"),
+            format!("kswapd profile rows: our rmap PTE checks x cpu.rmap_pte_ns ({} ns, the engine's default) and pages written x zram's 3000 ns, as shares of kswapd CPU", rmap_pte_ns()),
             "seed columns for the first four rows are an index (classic = 100) built from the seed's relative claims".into(),
             "pgscan/pgsteal 7 is the seed's server fleet average, not a Chrome OS figure".into(),
             "kswapd CPU includes zram compression (cpu.pageout_ns + zram write CPU per page), equal for both designs".into(),
@@ -205,9 +216,25 @@ fn shared(args: &Ctx) -> Result<Table> {
             metric("rmap PTEs checked", [None, None], per(&r, |r| (r.kswapd_work.rmap_ptes + r.direct_work.rmap_ptes) as f64)),
             metric("all PTEs read (rmap+walk)", [None, None], per(&r, |r| (r.kswapd_work.rmap_ptes + r.direct_work.rmap_ptes + r.kswapd_work.walk_ptes + r.direct_work.walk_ptes) as f64)),
             metric("refaults (pgmajfault)", [None, None], counter(&r, "pgmajfault")),
+            Metric::new(
+                "kswapd profile: page_vma_mapped_walk %",
+                vec![Some(43.99 + 34.86), Some(9.36 + 7.15)],
+                per(&r, |r| kswapd_share(r, |r| r.kswapd_work.rmap_ptes, rmap_pte_ns())),
+                SHARED_PROFILES,
+            ),
+            Metric::new(
+                "process profile: page_vma_mapped_walk %",
+                vec![Some(65.02), Some(33.12)],
+                per(&r, |r| thread_pct(r, r.direct_work.rmap_ptes as f64 * rmap_pte_ns())),
+                SHARED_PROFILES,
+            ),
+            Metric::not_modelled("oom_kill", vec![Some(81.0), Some(80.0)], SHARED, "S-WL2"),
         ],
         notes: vec![
             "seed: 256G shmem, 450 processes, 200G RAM; kswapd 'no clear winner', direct reclaim 71% vs 47% of CPU".into(),
+            "profile rows: rmap PTE checks x cpu.rmap_pte_ns as shares of kswapd CPU (the seed's two kswapds summed) and of the processes' time (direct reclaim's checks)".into(),
+            "process profile: our processes spend 2-3% of their time in direct reclaim, the seed's 71% and 47% (the row above): its 450 processes on 64 CPUs outran kswapd, ours each have a CPU beside kswapd's (S-EN1, no cpus=N here), so the rmap's share of their time is small in both designs".into(),
+            "oom_kill (seed 81 vs 80): shmem beyond RAM and swap kills; as a file mapping (S-WL2) it is re-read, never OOM".into(),
             "S-WL2: shmem is modelled as a shared file mapping (file LRU, re-read from fs=nvme instead of swap)".into(),
             "MGLRU reads more PTEs (look-around: up to 64 per young mapping) but at cpu.walk_pte_ns each, not cpu.rmap_pte_ns".into(),
         ],
