@@ -1,7 +1,7 @@
 //! Seed reproductions (`reproduce --quick`) as integration tests: the headline
 //! rows must move the way the seed documents report, and those within 2x of
 //! the seed's change must stay so (the size verdict). Headlines outside 2x are
-//! named in docs/reproductions/claims.md, not asserted.
+//! named in docs/reproductions/claims.md with the mechanism the model lacks, not asserted.
 
 mod common;
 
@@ -104,7 +104,7 @@ fn seed_001_vma_readahead_hits_more_and_runs_faster() {
         let (ours, verdict) = row(&v, 0, name);
         assert_eq!(verdict, "agrees", "{name}: {ours:?}");
     }
-    // ra_hit% and latency are within 2x of the seed's change; throughput is not (+85% quick
+    // ra_hit% and latency are within 2x of the seed's change; throughput is not (+56% quick
     // against +19.9%: the writers are fault-bound in ours, the table's note says why).
     for name in ["ra_hit%", "latency.average us"] {
         assert_eq!(size(&v, 0, name).as_deref(), Some("within 2x"), "{name}");

@@ -1,6 +1,6 @@
 //! `reclaimsim reproduce seed-002 --quick`: MGLRU against the classic LRU on the
-//! tabs workload moves every headline metric the seed's way, and the review
-//! cases are reported.
+//! tabs workload, with sourced parameters: the headline verdicts it gives, and
+//! the review cases reported.
 
 mod common;
 
@@ -16,18 +16,21 @@ fn quick_reproduction_agrees_with_the_seed_on_tabs() {
     assert!(text.contains("seed-002: tabs"), "{text}");
     let v = common::read_json(&path);
     let tabs = table(&v, "tabs");
-    // Directions of the seed's claims, with a margin: each at least 5% lower.
-    for name in ["kswapd CPU s", "refaults (pgmajfault)", "direct reclaim p99 us", "PSI full total ms"] {
+    // Headlines with the sourced parameters (docs/reproductions/parameters.md): direct
+    // reclaim p99 (-22%) is within 2x of the seed's change, and so is PSI full (-52%).
+    for name in ["direct reclaim p99 us", "PSI full total ms"] {
         let (classic, mglru) = pair(tabs, name);
-        assert!(classic > 0.0, "{name}: classic {classic}");
-        assert!(mglru < classic * 0.95, "{name}: mglru {mglru} vs classic {classic}");
-    }
-    // Headlines: kswapd CPU (-51%) and refaults (-7%) within 2x of the seed's change; direct
-    // reclaim p99 (-22%) agrees in direction only (the table's note says why ours falls more).
-    for name in ["kswapd CPU s", "refaults (pgmajfault)"] {
+        assert!(classic > 0.0 && mglru < classic * 0.95, "{name}: mglru {mglru} vs classic {classic}");
+        assert_eq!(common::row(tabs, name).1, "agrees", "{name}");
         assert_eq!(common::size(tabs, name).as_deref(), Some("within 2x"), "{name}");
     }
-    assert_eq!(common::row(tabs, "direct reclaim p99 us").1, "agrees");
+    // kswapd CPU (-51%) falls, by less than half the seed's change: the engine's default
+    // CPU costs price the rmap's interval-tree walk at 0 (docs/reproductions/claims.md).
+    let (classic, mglru) = pair(tabs, "kswapd CPU s");
+    assert!(mglru < classic * 0.95, "kswapd CPU: mglru {mglru} vs classic {classic}");
+    assert_eq!(common::row(tabs, "kswapd CPU s").1, "agrees");
+    // Refaults (-7%) are a miss with code at 10% of the accesses; the row hinges on that
+    // share, which no source gives (claims.md): not asserted.
     assert!(text.contains("headline kswapd CPU s (tabs): seed -51.0%"), "{text}");
     // The classic LRU scans more pages per page reclaimed.
     let (classic, mglru) = pair(tabs, "pgscan/pgsteal");
@@ -37,6 +40,9 @@ fn quick_reproduction_agrees_with_the_seed_on_tabs() {
     let shared = table(&v, "shared-anon");
     let (c_rmap, m_rmap) = pair(shared, "rmap PTEs checked");
     assert!(m_rmap < c_rmap, "rmap PTEs {m_rmap} vs {c_rmap}");
+    // The reply's kswapd profile: MGLRU spends a smaller share in page_vma_mapped_walk.
+    assert_eq!(common::row(shared, "kswapd profile: page_vma_mapped_walk %").1, "agrees");
+    assert_eq!(common::row(shared, "oom_kill").1, "not modelled (S-WL2)");
     let (c_all, m_all) = pair(shared, "all PTEs read (rmap+walk)");
     assert_eq!(c_all, c_rmap, "the classic LRU reads PTEs only through the rmap");
     assert!(m_all > m_rmap);

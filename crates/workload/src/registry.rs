@@ -225,7 +225,7 @@ pub const WORKLOADS: &[Workload] = &[
             p("heap", "0.09x", "anon heap per tab (SIZE)"),
             p("hot", "0.25", "hot fraction of each heap"),
             p("exe", "0.12x", "shared executable mapped by every tab (SIZE)"),
-            p("exec", "300", "per mille of a visit's accesses that run code from the executable"),
+            p("exec", "100", "per mille of a visit's accesses that run code from the executable"),
             p("alpha", "1.1", "zipf exponent of tab popularity"),
             p("visits", "1500", "tab visits per thread"),
             p("ops", "3000", "accesses per visit"),

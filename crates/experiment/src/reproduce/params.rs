@@ -18,6 +18,8 @@ pub enum Origin {
     Mmtests(&'static str),
     /// Another published source (which).
     Published(&'static str),
+    /// Computed from the seed's own figures, not from our results (which figures, and how).
+    Derived(&'static str),
     /// A modelling choice the seed leaves open, not set after a result.
     Choice(&'static str),
     /// Set after a result came out wrong, rather than from a source (why).
@@ -37,6 +39,7 @@ impl Origin {
             Origin::Kernel(k) => format!("kernel default: {k}"),
             Origin::Mmtests(c) => format!("mmtests: {c}"),
             Origin::Published(p) => format!("published: {p}"),
+            Origin::Derived(d) => format!("seed, derived: {d}"),
             Origin::Choice(c) => format!("choice: {c}"),
             Origin::Fitted(r) => format!("**fitted**: {r}"),
         }
@@ -69,9 +72,9 @@ pub fn markdown() -> String {
         "# Reproduction parameters and their sources\n\n\
          Generated from the code (`reclaimsim reproduce params`). Every machine and workload parameter of every \
          reproduction table, with where its value comes from: the seed's words (quoted), a seed figure scaled to \
-         our machine, a kernel default, an mmtests configuration default, another published source, a modelling \
-         choice the seed leaves open, or **fitted** (set after a result, with the reason). Values are full \
-         scale; `quick` values follow where they differ.\n\n",
+         our machine, a value computed from the seed's own figures, a kernel default, an mmtests configuration \
+         default, another published source, a modelling choice the seed leaves open, or **fitted** (set after a \
+         result, with the reason). Values are full scale; `quick` values follow where they differ.\n\n",
     );
     let mut fitted = 0;
     for e in ENTRIES {
@@ -92,6 +95,20 @@ pub fn markdown() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::ENTRIES;
+
+    #[test]
+    fn no_reproduction_parameter_is_fitted() {
+        for e in ENTRIES {
+            let fitted: Vec<&str> = (e.params)().iter().filter(|p| p.origin.is_fitted()).map(|p| p.name).collect();
+            assert!(
+                fitted.is_empty(),
+                "{}: fitted {fitted:?}: find a source or state a choice made before the result",
+                e.name
+            );
+        }
+    }
+
     #[test]
     fn the_committed_parameter_table_is_generated_from_the_code() {
         let committed = include_str!("../../../../docs/reproductions/parameters.md");

@@ -86,21 +86,27 @@ const EBIZZY: [SeedRow; 30] = [
     (8, 2048, "1.3", [3941675.80, 3538742.40, 3579397.80], [28436.45, 76856.08, 58630.95]),
 ];
 
-/// Share of the seed's 1024 MB VM that the benchmark could use. Fitted to the
-/// seed's own alpha=0.1 (near-uniform) rows: their pswpin grows linearly with the
-/// allocated size, 0.0339 M per MB from an intercept of 605 MB (each of the five
-/// single-thread rows within 1% of the line), which is `reads x (1 - usable /
-/// allocated)` with reads proportional to the allocation and 605 MB usable (the
-/// rest: the kernel, the struct pages of 5 GB of RAM swap, userspace).
-const USABLE: f64 = 0.59;
+/// The seed's machine as its own figures give it: (usable share of the 1024 MB
+/// VM, chunk-page reads per allocated page). With near-uniform popularity
+/// (alpha 0.1) a read misses with probability `1 - usable / allocated`, and the
+/// reads grow with the allocation, so pswpin = reads per MB x (allocated MB -
+/// usable MB): a line whose slope is the reads per MB and whose intercept is the
+/// usable memory. This is the least-squares line through the seed's
+/// single-thread alpha=0.1 base figures (8 threads add contention to the same
+/// reads); it uses the base column's level only, never a change the table judges.
+fn seed_machine() -> (f64, f64) {
+    let pts: Vec<(f64, f64)> =
+        EBIZZY.iter().filter(|r| r.0 == 1 && r.2 == "0.1").map(|r| (r.1 as f64, r.3[0])).collect();
+    let n = pts.len() as f64;
+    let (mx, my) = (pts.iter().map(|p| p.0).sum::<f64>() / n, pts.iter().map(|p| p.1).sum::<f64>() / n);
+    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
+        / pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum::<f64>();
+    ((mx - my / slope) / 1024.0, slope / 256.0)
+}
 
 /// Workload seeds per ebizzy row: the seed's figures are means with a standard deviation;
 /// the ".40" and ".60" endings of its means are fifths.
 const EBIZZY_RUNS: u64 = 5;
-
-/// Chunk pages read per allocated page in one run. The same fit gives the seed
-/// about 132 (0.0339 M reads per MB).
-const READS_PER_PAGE: f64 = 128.0;
 
 /// Mean and (population) standard deviation.
 fn mean_std(xs: &[f64]) -> (f64, f64) {
@@ -112,22 +118,23 @@ fn mean_std(xs: &[f64]) -> (f64, f64) {
 /// One table per thread count: pswpin under base, prot and detect, mean over several workload seeds.
 fn ebizzy(args: &Ctx, threads: u32) -> Result<Table> {
     let (memory, mem_mb, runs) = if args.quick { ("64M", 64.0, 2u64) } else { ("128M", 128.0, EBIZZY_RUNS) };
+    let (usable, reads_per_page) = seed_machine();
     // ebizzy's 512K chunks, scaled with memory so that the number of chunks is the seed's.
-    let chunk_kb = (512.0 * mem_mb / (1024.0 * USABLE) / 4.0).round() as u64 * 4;
+    let chunk_kb = (512.0 * mem_mb / (1024.0 * usable) / 4.0).round() as u64 * 4;
     let rows: Vec<&SeedRow> = EBIZZY.iter().filter(|r| r.0 == threads && (!args.quick || r.1 == 1280)).collect();
     let mut metrics = Vec::new();
     let mut notes = vec![
-        format!("allocated = seed MB / 1024 / {USABLE} of memory: the seed's alpha=0.1 rows grow linearly with the allocation from 605 MB (usable) at 0.0339 M swap-ins per MB"),
+        format!("allocated = seed MB / 1024 / {usable:.4} of memory: the seed's single-thread alpha=0.1 base figures lie on a line from {:.0} MB (usable) at {:.4} M swap-ins per MB (least squares)", usable * 1024.0, reads_per_page * 256.0 / 1e6),
         format!("chunks of {chunk_kb}K (ebizzy's 512K scaled with memory: the seed's number of chunks), copied into a per-thread buffer"),
-        format!("{threads} thread(s) share {READS_PER_PAGE} chunk-page reads per allocated page (the seed's ~132, from the same fit); mean of {runs} workload seeds, std = population standard deviation"),
+        format!("{threads} thread(s) share {reads_per_page:.1} chunk-page reads per allocated page (the same line's slope); mean of {runs} workload seeds, std = population standard deviation"),
         "base = v5.7, prot = v5.9-prot (start inactive, 1:1, no anon shadows), detect = v5.9; direction judged from base to detect".into(),
         "base on a synchronous swap device: a swapped-in page waits in the per-CPU add batch, so do_swap_page()'s activate_page() reaches 1 in 15 (PAGEVEC_SIZE); the others are activated by reclaim's first look at them".into(),
         "swap is pmem: the seed's 5120M of RAM swap on a 1024M machine cannot live in the machine's RAM (no zram pool)".into(),
     ];
     for &&(_, mb, alpha, seed_mean, seed_std) in &rows {
-        let size = mb as f64 / 1024.0 / USABLE;
+        let size = mb as f64 / 1024.0 / usable;
         let pages = size * mem_mb * 256.0;
-        let per_thread = (pages * READS_PER_PAGE) as u64 / threads as u64;
+        let per_thread = (pages * reads_per_page) as u64 / threads as u64;
         let variants: Vec<Variant> = PROFILES
             .iter()
             .map(|(label, profile)| Variant {
@@ -200,6 +207,7 @@ pub fn run(args: &Ctx) -> Result<Reproduction> {
 
 /// The parameters of seed 004's tables.
 pub fn params() -> Vec<Param> {
+    let (usable, reads_per_page) = seed_machine();
     vec![
         Param::new("hot/cold", "memory", "128M (quick 64M)", Origin::Scaled("\"the amount of the memory that the test program can use is about 280 MB\", halved")),
         Param::new("hot/cold", "hotcold regions", "cold 512M, hot-1 96M, hot-2 96M, 128M of cold per round, as ratios to 280M", Origin::Seed("1. allocate cold memory (512MB) 2. allocate hot-1 memory (96MB) ...")),
@@ -208,8 +216,24 @@ pub fn params() -> Vec<Param> {
         Param::new("ebizzy", "memory", "128M (quick 64M)", Origin::Scaled("\"1024 MB memory\", divided by 8")),
         Param::new("ebizzy", "swap", "pmem:2G", Origin::Seed("5120 MB ram swap")),
         Param::new("ebizzy", "runs", EBIZZY_RUNS, Origin::Seed("means with std; their .x0 endings are fifths")),
-        Param::new("ebizzy", "usable share", USABLE, Origin::Fitted("fitted to the seed's own alpha=0.1 rows (pswpin linear in the allocation from 605 MB); no stated source for the usable memory of the 1024 MB VM")),
-        Param::new("ebizzy", "reads per allocated page", READS_PER_PAGE, Origin::Fitted("the same fit gives the seed about 132; the seed states only a run time")),
+        Param::new("ebizzy", "usable share", format!("{usable:.4} ({:.0} of 1024 MB)", usable * 1024.0), Origin::Derived("the intercept of the least-squares line through the five single-thread alpha=0.1 base pswpin figures against the allocation (near-uniform popularity: swap-ins = reads x (1 - usable / allocated)); computed in the code from the seed's table, the base level only, no judged change")),
+        Param::new("ebizzy", "reads per allocated page", format!("{reads_per_page:.1}"), Origin::Derived("the slope of the same line: swap-ins per allocated MB / 256 pages")),
         Param::new("ebizzy", "chunk", "512K scaled with memory", Origin::Published("ebizzy's default chunk size (512 KiB)")),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_seed_machine_is_the_line_through_the_seeds_uniform_rows() {
+        let (usable, reads) = super::seed_machine();
+        // 605 MB of the 1024 MB VM usable, 0.0338 M swap-ins per allocated MB.
+        assert!((usable * 1024.0 - 604.7).abs() < 0.5, "usable {usable}");
+        assert!((reads - 132.2).abs() < 0.1, "reads per page {reads}");
+        // Each of the five rows lies within 1% of the line.
+        for r in super::EBIZZY.iter().filter(|r| r.0 == 1 && r.2 == "0.1") {
+            let line = reads * 256.0 * (r.1 as f64 - usable * 1024.0);
+            assert!((line / r.3[0] - 1.0).abs() < 0.01, "{} MB: line {line} vs seed {}", r.1, r.3[0]);
+        }
+    }
 }
