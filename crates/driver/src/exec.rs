@@ -7,8 +7,7 @@
 
 use crate::pattern::{Op, Pattern, PAGE};
 use crate::trace::Digest;
-use std::fs::File;
-use std::io;
+use std::io::{self, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
@@ -126,8 +125,13 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "the pattern reads a file: give --file PATH"))
         }
         (Some(path), pages) => {
-            let f = File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-            let len = f.metadata()?.len();
+            let mut f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(p.writes_file())
+                .open(path)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            // The end, not the metadata's length: a block device (the guest's null_blk) has length 0 there.
+            let len = f.seek(SeekFrom::End(0))?;
             if len < pages as u64 * PAGE {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
@@ -169,19 +173,19 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
         n += 1;
         match op {
             Op::Anon { page, write } => sink ^= region.touch(page, write),
-            Op::File { page } => {
+            Op::File { page, write } => {
                 let f = file.as_ref().expect("file opened for a pattern with file pages");
-                // SAFETY: reads at most one page into a buffer of one page.
-                let got = unsafe {
-                    libc::pread(
-                        f.as_raw_fd(),
-                        buf.as_mut_ptr() as *mut libc::c_void,
-                        PAGE as usize,
-                        (page as u64 * PAGE) as libc::off_t,
-                    )
+                let (fd, off) = (f.as_raw_fd(), (page as u64 * PAGE) as libc::off_t);
+                let got = if write {
+                    buf[0] = page as u8 | 1;
+                    // SAFETY: writes one page from a buffer of one page.
+                    unsafe { libc::pwrite(fd, buf.as_ptr() as *const libc::c_void, PAGE as usize, off) }
+                } else {
+                    // SAFETY: reads at most one page into a buffer of one page.
+                    unsafe { libc::pread(fd, buf.as_mut_ptr() as *mut libc::c_void, PAGE as usize, off) }
                 };
                 if got != PAGE as isize {
-                    return Err(os_err(&format!("pread of file page {page}")));
+                    return Err(os_err(&format!("{} of file page {page}", if write { "pwrite" } else { "pread" })));
                 }
                 sink ^= buf[0];
             }
@@ -211,6 +215,19 @@ mod tests {
         assert_eq!(run_real(&p, &RealOpts::default()).unwrap().snapshot, None);
         let missing = RealOpts { snapshot: Some("/nonexistent/mm_stat".into()), ..RealOpts::default() };
         assert!(run_real(&p, &missing).unwrap_err().to_string().starts_with("/nonexistent/mm_stat: "));
+    }
+
+    #[test]
+    fn file_writes_reach_the_file() {
+        let path = std::env::temp_dir().join(format!("reclaimsim-driver-write-{}", std::process::id()));
+        std::fs::write(&path, vec![0u8; 4 * PAGE as usize]).unwrap();
+        let p = Pattern::parse("file-seq:file=16K,passes=1,write=1").unwrap();
+        let done = run_real(&p, &RealOpts { file: Some(path.clone()), ..RealOpts::default() }).unwrap();
+        let data = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(done.ops, 4);
+        // Each page starts with its own index, odd.
+        assert_eq!([data[0], data[PAGE as usize], data[3 * PAGE as usize]], [1, 1, 3]);
     }
 
     #[test]

@@ -51,7 +51,7 @@ struct Boot {
 /// `reclaimsim validate --kernel debian-*`.
 pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     let set = scenarios::select(&args.scenario, scenarios::all(Scale::guest(args.quick), true))
-        .map_err(|e| anyhow::Error::new(Stop::Usage(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
+        .map_err(|e| anyhow::Error::new(Stop::Usage(format!("{e} (with a guest kernel)"))))?;
     let modes: Vec<bool> = match args.lru_gen.as_deref() {
         Some("on") if family.mglru.is_none() => {
             return Err(Stop::Usage(format!("--lru-gen on: {} has no MGLRU", family.name)).into())
@@ -80,6 +80,7 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
         modules: kernel
             .modules
             .iter()
+            .chain(&kernel.nullb_modules)
             .map(|m| Ok((file_name(m), std::fs::read(m).map_err(|e| err(format!("{}: {e}", m.display())))?)))
             .collect::<Result<_>>()?,
     };
@@ -180,17 +181,29 @@ fn boot_scenario(
     digest: driver::trace::Digest,
     n: usize,
 ) -> Result<Boot> {
-    let plan = GuestPlan {
+    let warmup = sc.warmup as u32;
+    let data_mb = (trace.file_pages > 0).then(|| (trace.file_pages as u64 * mm::PAGE_SIZE).div_ceil(1 << 20));
+    let mut plan = GuestPlan {
         pattern: sc.pattern.clone(),
         limit_bytes: sc.limit_bytes,
         global_ram_mb: sc.global_ram_mb,
         swappiness: sc.swappiness,
         swap_bytes: SWAP_BYTES,
         lru_gen: family.mglru.is_some().then_some(lru_gen),
-        runs: args.reps + 1,
-        modules: kernel.modules.iter().map(|m| file_name(m)).collect(),
+        runs: args.reps + warmup,
+        modules: Vec::new(),
         phase_every: if args.phases > 0 { crate::phases::every(trace.ops.len(), args.phases) } else { 0 },
+        swap: sc.swap,
+        data_mb,
     };
+    if data_mb.is_some() && plan.swap != scenarios::Swap::Zram {
+        return Err(err(format!("{}: a null_blk swap and a null_blk data device in one guest", sc.name)));
+    }
+    // zram's modules for zram swap, null_blk's for a block device: a plan's
+    // `/init` (and so its cache key) names only what it uses.
+    let zram = (plan.swap == scenarios::Swap::Zram).then_some(&kernel.modules);
+    let nullb = plan.uses_nullb().then_some(&kernel.nullb_modules);
+    plan.modules = zram.into_iter().chain(nullb).flatten().map(|m| file_name(m)).collect();
     let label = format!("{} (lru_gen {})", sc.name, on_off(lru_gen));
     // The guest is deterministic: its report is kept per kernel and plan.
     let cached = kernel.dir.join("runs").join(format!("{}.txt", run_key(&kernel.package, &plan, digest)));
@@ -228,7 +241,7 @@ fn boot_scenario(
                 r.driver.trim()
             )));
         }
-        if r.index > 0 {
+        if r.index >= warmup {
             runs.push(KernelRun {
                 vmstat: stat::delta(&r.vmstat_before, &r.vmstat_after),
                 memcg: r.memory_stat.clone(),
@@ -246,22 +259,30 @@ fn boot_scenario(
         crate::write_atomic(&cached, text.as_bytes()).map_err(err)?;
     }
     let stats_flush = if family.stale_stats && sc.global_ram_mb.is_none() {
-        // Charges per poll: every first touch and every swap-in charges a page.
-        let charges: u64 =
-            runs.iter().map(|r| trace.anon_pages as u64 + r.vmstat.get("pswpin").copied().unwrap_or(0)).sum();
+        // Charges per poll: every first touch, swap-in and page-cache refault
+        // charges a page (a file page evicted without a shadow is not counted).
+        let charges: u64 = runs
+            .iter()
+            .map(|r| {
+                let n = |k: &str| r.vmstat.get(k).copied().unwrap_or(0);
+                (trace.anon_pages + trace.file_pages) as u64 + n("pswpin") + n("workingset_refault_file")
+            })
+            .sum();
         (charges / runs.iter().map(|r| r.polls).sum::<u64>().max(1)).max(1)
     } else {
         0
     };
+    let nullb = nullb_of(&report.info).map_err(|e| err(format!("{label}: {e}")))?;
+    let block_swap = matches!(sc.swap, scenarios::Swap::Block { .. });
     let machine = replay::Machine {
         profile: family.profile(lru_gen),
         limit_bytes: sc.limit_bytes,
         swappiness: sc.swappiness,
-        swap_kind: "zram",
+        swap_kind: if block_swap { "ssd" } else { "zram" },
         swap_ra: "kernel",
         swap_bytes: SWAP_BYTES,
         page_cluster: report.info.get("page_cluster").and_then(|v| v.parse().ok()).unwrap_or(3),
-        vma_ra: true,
+        vma_ra: report.info.get("vma_ra").is_none_or(|v| v == "true"),
         stats_flush,
         measured: match runs.last().and_then(|r| r.zram_mm_stat.as_deref()) {
             Some(mm_stat) => replay::zram_settings(mm_stat).map_err(err)?,
@@ -274,6 +295,8 @@ fn boot_scenario(
         },
         cpus: crate::qemu::CPUS,
         phase_every: plan.phase_every,
+        swap_dev: nullb.filter(|_| block_swap),
+        fs_dev: nullb.filter(|_| plan.data_mb.is_some()),
     };
     let sim_started = Instant::now();
     let sim = replay::simulate(&machine, trace).map_err(err)?;
@@ -284,6 +307,22 @@ fn boot_scenario(
         lru_gen,
         cached: from_cache,
     })
+}
+
+/// The guest's null_blk as its `@guest` line reports it; `None` without one.
+/// A rotational device would take cluster readahead, which the simulator's `ssd` does not.
+fn nullb_of(info: &std::collections::BTreeMap<String, String>) -> Result<Option<replay::BlockDev>, String> {
+    let Some(ns) = info.get("nullb_completion_nsec") else { return Ok(None) };
+    let num = |key: &str, v: Option<&String>| {
+        v.and_then(|v| v.parse::<u64>().ok()).ok_or_else(|| format!("the guest's `{key}` is missing or not a number"))
+    };
+    if info.get("nullb_rotational").map(String::as_str) != Some("0") {
+        return Err("the guest's null_blk is not reported non-rotational (`nullb_rotational=0`)".into());
+    }
+    Ok(Some(replay::BlockDev {
+        latency_us: num("nullb_completion_nsec", Some(ns))?.div_ceil(1000),
+        queue_depth: num("nullb_queue_depth", info.get("nullb_queue_depth"))?,
+    }))
 }
 
 /// The cache key of a boot: FNV-1a 64 over the package, the generated `/init`

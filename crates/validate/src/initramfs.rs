@@ -3,6 +3,7 @@
 //! scenario and reports over the second serial port (see [`super::console`]).
 
 use super::cpio::Entry;
+use super::scenarios::Swap;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,6 +12,39 @@ use std::process::Command;
 pub const GUEST_EXE: &str = "/bin/reclaimsim";
 /// The guest's memory cgroup (cgroup v2).
 const GROUP: &str = "/sys/fs/cgroup/w";
+/// The guest's one null_blk device (swap or data).
+pub const NULLB: &str = "/dev/nullb0";
+/// KERNEL: null_blk's timer completion latency in the guest (irqmode=2): a
+/// fixed device latency that stays deterministic under `-icount`.
+pub const NULLB_COMPLETION_NS: u64 = 50_000;
+
+impl GuestPlan {
+    /// A null_blk device is created (swap or data).
+    pub fn uses_nullb(&self) -> bool {
+        matches!(self.swap, Swap::Block { .. }) || self.data_mb.is_some()
+    }
+}
+
+/// The lines creating `/dev/nullb0` of `mb` MiB through configfs (4K blocks,
+/// multi-queue, timer completion after [`NULLB_COMPLETION_NS`]), memory-backed
+/// or not.
+fn nullb_setup(mb: u64, memory_backed: bool) -> String {
+    let mut s =
+        String::from("mount -t configfs none /sys/kernel/config 2> /dev/null\nNB=/sys/kernel/config/nullb/nullb0\n");
+    s += "mkdir $NB || fail nullb configfs\n";
+    for (attr, v) in [
+        ("size", mb),
+        ("blocksize", 4096),
+        ("queue_mode", 2),
+        ("irqmode", 2),
+        ("completion_nsec", NULLB_COMPLETION_NS),
+        ("memory_backed", memory_backed as u64),
+        ("power", 1),
+    ] {
+        s += &format!("echo {v} > $NB/{attr} || fail nullb {attr}\n");
+    }
+    s
+}
 
 /// What one boot does.
 #[derive(Clone, Debug)]
@@ -26,8 +60,14 @@ pub struct GuestPlan {
     pub global_ram_mb: Option<u64>,
     /// `vm.swappiness` (cgroup v2 groups use the global value).
     pub swappiness: u32,
-    /// zram disk size.
+    /// Swap size (zram's disksize, or the null_blk swap device's).
     pub swap_bytes: u64,
+    /// Swap on zram, or on a memory-backed null_blk (`/dev/nullb0`).
+    pub swap: Swap,
+    /// A null_blk data device (`/dev/nullb0`, not memory-backed: reads
+    /// undefined, writes dropped) of this many MiB, whose page cache the
+    /// driver reads and writes as its file. Never beside a null_blk swap.
+    pub data_mb: Option<u64>,
     /// `/sys/kernel/mm/lru_gen/enabled`: `y` or `n`; `None`: the kernel has no MGLRU.
     pub lru_gen: Option<bool>,
     /// Driver runs in this boot (the first is discarded by the caller).
@@ -49,10 +89,25 @@ pub fn init_script(p: &GuestPlan) -> String {
     s += "echo 1 > /proc/sys/kernel/printk\n";
     s += "fail() { echo \"@fail $*\" > /dev/ttyS1; sleep 1; poweroff -f; }\n";
     for m in &p.modules {
-        s += &format!("insmod /modules/{m} || fail insmod {m}\n");
+        // null_blk's devices are made through configfs.
+        let args = if m == "null_blk.ko" { " nr_devices=0" } else { "" };
+        s += &format!("insmod /modules/{m}{args} || fail insmod {m}\n");
     }
-    s += &format!("echo {} > /sys/block/zram0/disksize || fail zram disksize\n", p.swap_bytes);
-    s += "mkswap /dev/zram0 > /dev/null || fail mkswap\nswapon /dev/zram0 || fail swapon\n";
+    match p.swap {
+        Swap::Zram => {
+            s += &format!("echo {} > /sys/block/zram0/disksize || fail zram disksize\n", p.swap_bytes);
+            s += "mkswap /dev/zram0 > /dev/null || fail mkswap\nswapon /dev/zram0 || fail swapon\n";
+        }
+        Swap::Block { page_cluster, vma_ra } => {
+            s += &nullb_setup(p.swap_bytes >> 20, true);
+            s += &format!("mkswap {NULLB} > /dev/null || fail mkswap\nswapon {NULLB} || fail swapon\n");
+            s += &format!("echo {page_cluster} > /proc/sys/vm/page-cluster || fail page-cluster\n");
+            s += &format!("echo {vma_ra} > /sys/kernel/mm/swap/vma_ra_enabled || fail vma_ra_enabled\n");
+        }
+    }
+    if let Some(mb) = p.data_mb {
+        s += &nullb_setup(mb, false);
+    }
     if let Some(on) = p.lru_gen {
         s += &format!("echo {} > /sys/kernel/mm/lru_gen/enabled || fail lru_gen\n", if on { "y" } else { "n" });
     }
@@ -67,7 +122,12 @@ pub fn init_script(p: &GuestPlan) -> String {
     }
     s += "exec > /dev/ttyS1 2>&1\n";
     let lru_gen = if p.lru_gen.is_some() { "$(cat /sys/kernel/mm/lru_gen/enabled)" } else { "none" };
-    s += &format!("echo \"@guest kernel=$(uname -r) lru_gen={lru_gen} page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness)\"\n");
+    let nullb = if p.uses_nullb() {
+        " nullb_completion_nsec=$(cat $NB/completion_nsec) nullb_queue_depth=$(cat $NB/hw_queue_depth) nullb_rotational=$(cat /sys/block/nullb0/queue/rotational) vma_ra=$(cat /sys/kernel/mm/swap/vma_ra_enabled)"
+    } else {
+        ""
+    };
+    s += &format!("echo \"@guest kernel=$(uname -r) lru_gen={lru_gen} page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness){nullb}\"\n");
     // The poller reads memory.stat every millisecond without forking (pitfall 1:
     // reading it flushes the group's statistics); it counts its reads.
     if global {
@@ -94,10 +154,11 @@ pub fn init_script(p: &GuestPlan) -> String {
     }
     let group = if global { "" } else { " --cgroup $G" };
     let phases = if p.phase_every > 0 { format!(" --phase {}", p.phase_every) } else { String::new() };
+    let file = if p.data_mb.is_some() { format!(" --file {NULLB}") } else { String::new() };
+    let snapshot = if p.swap == Swap::Zram { format!(" --snapshot {}", crate::ZRAM_MM_STAT) } else { String::new() };
     s += &format!(
-        "  {GUEST_EXE} driver run '{}'{group}{phases} --snapshot {} > /tmp/out 2>&1\n  status=$?\n",
-        p.pattern,
-        crate::ZRAM_MM_STAT
+        "  {GUEST_EXE} driver run '{}'{group}{phases}{file}{snapshot} > /tmp/out 2>&1\n  status=$?\n",
+        p.pattern
     );
     s += "  end=$(cut -d' ' -f1 /proc/uptime)\n";
     if !global {
@@ -232,7 +293,36 @@ mod tests {
             runs: 3,
             modules: vec!["zsmalloc.ko".into(), "zram.ko".into()],
             phase_every: 0,
+            swap: Swap::Zram,
+            data_mb: None,
         }
+    }
+
+    #[test]
+    fn block_devices_through_configfs() {
+        assert!(!init_script(&plan()).contains("nullb"), "zram plans are unchanged");
+        let nb = vec!["configfs.ko".to_string(), "null_blk.ko".to_string()];
+        let swap = GuestPlan { swap: Swap::Block { page_cluster: 0, vma_ra: false }, modules: nb.clone(), ..plan() };
+        let s = init_script(&swap);
+        let pos = |needle: &str| s.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{s}"));
+        assert!(pos("insmod /modules/configfs.ko ||") < pos("insmod /modules/null_blk.ko nr_devices=0 ||"));
+        assert!(pos("null_blk.ko nr_devices=0") < pos("mkdir $NB ||"));
+        assert!(s.contains("echo 1024 > $NB/size") && s.contains("echo 1 > $NB/memory_backed"));
+        assert!(s.contains("echo 50000 > $NB/completion_nsec") && s.contains("echo 2 > $NB/irqmode"));
+        assert!(pos("echo 1 > $NB/power") < pos("mkswap /dev/nullb0"));
+        assert!(
+            s.contains("echo 0 > /proc/sys/vm/page-cluster")
+                && s.contains("echo false > /sys/kernel/mm/swap/vma_ra_enabled")
+        );
+        assert!(!s.contains("zram0/disksize") && !s.contains("--snapshot"), "{s}");
+        assert!(s.contains("nullb_completion_nsec=$(cat $NB/completion_nsec)"));
+        let data = GuestPlan { data_mb: Some(96), global_ram_mb: Some(256), modules: nb, ..plan() };
+        let d = init_script(&data);
+        assert!(d.contains("echo 96 > $NB/size") && d.contains("echo 0 > $NB/memory_backed"));
+        assert!(
+            d.contains("swapon /dev/zram0") && d.contains("--file /dev/nullb0 --snapshot /sys/block/zram0/mm_stat"),
+            "{d}"
+        );
     }
 
     #[test]

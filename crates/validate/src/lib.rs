@@ -234,6 +234,8 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             // The host's kswapd is not involved in limit reclaim: no CPU contention modelled.
             cpus: 0,
             phase_every: 0,
+            swap_dev: None,
+            fs_dev: None,
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());

@@ -4,6 +4,32 @@
 //! the guest's RAM) and whose operation count is `{ops}`; [`Scale`] fills them
 //! in for the host, the guest and `--quick`.
 
+/// Where a scenario's swap lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swap {
+    /// zram (the host's, or 1G in the guest).
+    Zram,
+    /// A memory-backed null_blk in the guest (a block device with a fixed
+    /// completion latency), with `vm.page-cluster` and `vma_ra_enabled`.
+    Block {
+        /// `vm.page-cluster`.
+        page_cluster: u32,
+        /// `/sys/kernel/mm/swap/vma_ra_enabled`.
+        vma_ra: bool,
+    },
+}
+
+/// Where a scenario runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum On {
+    /// The host and the guest kernels.
+    Both,
+    /// The host only.
+    Host,
+    /// The guest kernels only.
+    Guest,
+}
+
 /// One scenario, sizes filled in.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -17,6 +43,13 @@ pub struct Scenario {
     pub swappiness: u32,
     /// Global reclaim: no memory group, the guest's RAM in MiB is this small.
     pub global_ram_mb: Option<u64>,
+    /// The swap device.
+    pub swap: Swap,
+    /// Counters compared besides the scope's (memory group or global), all from `/proc/vmstat`.
+    pub extra: &'static [&'static str],
+    /// The boot's first run is a warm-up and discarded; false for dirty-page
+    /// scenarios, whose later runs in one boot are not deterministic.
+    pub warmup: bool,
 }
 
 /// A row of [`TABLE`].
@@ -27,35 +60,138 @@ struct Row {
     swappiness: u32,
     /// No memory group: the guest's RAM is the scale's `global_ram_mb` (guest only).
     global: bool,
+    on: On,
+    swap: Swap,
+    extra: &'static [&'static str],
+    warmup: bool,
 }
 
-/// Every scenario. Adding one is adding a row; a pattern with file pages runs
-/// on the host only (the guest has no disk: initramfs pages cannot be
-/// reclaimed), a global row in the guest only (on the host it would reclaim
-/// the whole machine).
+/// A row with the defaults: host and guest, zram, no extra counters, a warm-up run.
+const ROW: Row = Row {
+    name: "",
+    pattern: "",
+    swappiness: 60,
+    global: false,
+    on: On::Both,
+    swap: Swap::Zram,
+    extra: &[],
+    warmup: true,
+};
+
+/// The page cache's counters.
+const FILE: &[&str] =
+    &["pgscan_file", "pgsteal_file", "workingset_refault_file", "workingset_activate_file", "workingset_restore_file"];
+/// Swap readahead's counters.
+const SWAP_RA: &[&str] = &["swap_ra", "swap_ra_hit"];
+/// Dirty pages' counters.
+const DIRTY: &[&str] =
+    &["nr_dirtied", "nr_written", "nr_vmscan_write", "nr_vmscan_immediate_reclaim", "pgrotated", "pgsteal_file"];
+
+/// Every scenario. Adding one is adding a row. A global row runs in the guest
+/// only (on the host it would reclaim the whole machine); the guest's file
+/// pages are a null_blk device's page cache (initramfs pages cannot be
+/// reclaimed).
 const TABLE: &[Row] = &[
-    Row { name: "anon-seq", pattern: "anon-seq:anon={3/2},passes=4", swappiness: 60, global: false },
+    Row { name: "anon-seq", pattern: "anon-seq:anon={3/2},passes=4", ..ROW },
+    Row { name: "anon-zipf", pattern: "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1", ..ROW },
+    Row { name: "hotcold", pattern: HOTCOLD, ..ROW },
+    Row { name: "file-seq", pattern: "file-seq:file={3/2},passes=4", extra: FILE, ..ROW },
+    Row { name: "file-zipf", pattern: "file-zipf:file={3/2},ops={ops},alpha=0.8,seed=1", extra: FILE, ..ROW },
+    Row { name: "mixed-sw0", pattern: MIXED, swappiness: 0, on: On::Host, ..ROW },
+    Row { name: "mixed-sw60", pattern: MIXED, on: On::Host, ..ROW },
+    Row { name: "mixed-sw100", pattern: MIXED, swappiness: 100, on: On::Host, ..ROW },
+    Row { name: "mixed-sw200", pattern: MIXED, swappiness: 200, on: On::Host, ..ROW },
+    Row { name: "global-hotcold", pattern: GLOBAL_HOTCOLD, global: true, on: On::Guest, ..ROW },
     Row {
-        name: "anon-zipf",
-        pattern: "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1",
-        swappiness: 60,
-        global: false,
+        name: "global-zipf",
+        pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=1",
+        global: true,
+        on: On::Guest,
+        ..ROW
     },
-    Row { name: "hotcold", pattern: HOTCOLD, swappiness: 60, global: false },
-    Row { name: "file-seq", pattern: "file-seq:file={3/2},passes=4", swappiness: 60, global: false },
     Row {
-        name: "file-zipf",
-        pattern: "file-zipf:file={3/2},ops={ops},alpha=0.8,seed=1",
-        swappiness: 60,
-        global: false,
+        name: "blkswap-vma",
+        pattern: BLKSWAP,
+        on: On::Guest,
+        swap: Swap::Block { page_cluster: 3, vma_ra: true },
+        extra: SWAP_RA,
+        ..ROW
     },
-    Row { name: "mixed-sw0", pattern: MIXED, swappiness: 0, global: false },
-    Row { name: "mixed-sw60", pattern: MIXED, swappiness: 60, global: false },
-    Row { name: "mixed-sw100", pattern: MIXED, swappiness: 100, global: false },
-    Row { name: "mixed-sw200", pattern: MIXED, swappiness: 200, global: false },
-    Row { name: "global-hotcold", pattern: GLOBAL_HOTCOLD, swappiness: 60, global: true },
-    Row { name: "global-zipf", pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=1", swappiness: 60, global: true },
+    Row {
+        name: "blkswap-cluster",
+        pattern: BLKSWAP,
+        on: On::Guest,
+        swap: Swap::Block { page_cluster: 3, vma_ra: false },
+        extra: SWAP_RA,
+        ..ROW
+    },
+    Row {
+        name: "blkswap-pc0",
+        pattern: BLKSWAP,
+        on: On::Guest,
+        swap: Swap::Block { page_cluster: 0, vma_ra: true },
+        extra: SWAP_RA,
+        ..ROW
+    },
+    Row {
+        name: "global-file-seq",
+        pattern: "file-seq:file={1},passes=3",
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row {
+        name: "global-file-zipf",
+        pattern: "file-zipf:file={1},ops={ops},alpha=0.8,seed=1",
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row {
+        name: "global-mixed-sw0",
+        pattern: GLOBAL_MIXED,
+        swappiness: 0,
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row { name: "global-mixed-sw60", pattern: GLOBAL_MIXED, global: true, on: On::Guest, extra: FILE, ..ROW },
+    Row {
+        name: "global-mixed-sw100",
+        pattern: GLOBAL_MIXED,
+        swappiness: 100,
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row {
+        name: "global-mixed-sw200",
+        pattern: GLOBAL_MIXED,
+        swappiness: 200,
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row {
+        name: "global-dirty",
+        pattern: "file-seq:file={1},passes=2,write=1",
+        global: true,
+        on: On::Guest,
+        extra: DIRTY,
+        warmup: false,
+        ..ROW
+    },
 ];
+
+/// Anon zipf over 1.5x the limit with swap on a block device: swap readahead.
+const BLKSWAP: &str = "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1";
+/// Mixed anon and file in a guest of RAM R: R/2 of anon, R of file.
+const GLOBAL_MIXED: &str = "mixed:anon={1/2},file={1},ops={ops},alpha=0.8,share=50,seed=1";
 
 /// Seed 004's pattern: cold pages of the limit, hot sets of a quarter.
 const HOTCOLD: &str = "hotcold:anon={1},hot={1/4},step={1/4},activate=2,rounds=8";
@@ -120,12 +256,11 @@ fn fill(pattern: &str, scale: Scale) -> String {
     out + rest
 }
 
-/// Every scenario at `scale`; `anon_only` leaves out those with file pages;
-/// global rows where the scale has a guest RAM for them.
-pub fn all(scale: Scale, anon_only: bool) -> Vec<Scenario> {
+/// Every scenario of the host (`guest` false) or the guest kernels at `scale`.
+pub fn all(scale: Scale, guest: bool) -> Vec<Scenario> {
     TABLE
         .iter()
-        .filter(|r| !(anon_only && r.pattern.contains("file=")) && (!r.global || scale.global_ram_mb > 0))
+        .filter(|r| r.on == On::Both || (r.on == On::Guest) == guest)
         .map(|r| {
             let base = if r.global { scale.global_ram_mb } else { scale.limit_mb };
             Scenario {
@@ -134,6 +269,9 @@ pub fn all(scale: Scale, anon_only: bool) -> Vec<Scenario> {
                 limit_bytes: base << 20,
                 swappiness: r.swappiness,
                 global_ram_mb: r.global.then_some(base),
+                swap: r.swap,
+                extra: r.extra,
+                warmup: r.warmup,
             }
         })
         .collect()
@@ -174,13 +312,24 @@ mod tests {
         let sw200 = host.iter().find(|s| s.name == "mixed-sw200").unwrap();
         assert_eq!(sw200.pattern, "mixed:anon=64M,file=128M,ops=1000000,alpha=0.8,share=50,seed=1");
         assert_eq!(sw200.swappiness, 200);
-        let guest: Vec<String> = all(Scale::guest(true), true).into_iter().map(|s| s.name).collect();
-        assert_eq!(guest, ["anon-seq", "anon-zipf", "hotcold", "global-hotcold", "global-zipf"]);
-        let quick = all(Scale::guest(true), true);
-        assert_eq!(quick[2].pattern, "hotcold:anon=16M,hot=4M,step=4M,activate=2,rounds=8");
-        assert_eq!(quick[3].pattern, "hotcold:anon=64M,hot=16M,step=16M,activate=2,rounds=8");
-        assert_eq!(quick[3].global_ram_mb, Some(128));
-        assert_eq!(all(Scale::guest(false), true)[4].pattern, "anon-zipf:anon=256M,ops=500000,alpha=0.8,seed=1");
+        let guest = all(Scale::guest(true), true);
+        let names: Vec<&str> = guest.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names[..7],
+            ["anon-seq", "anon-zipf", "hotcold", "file-seq", "file-zipf", "global-hotcold", "global-zipf"]
+        );
+        assert!(!names.contains(&"mixed-sw60"), "memory-group mixed rows run on the host only");
+        assert!(names.contains(&"global-mixed-sw200") && names.contains(&"blkswap-pc0"));
+        let quick = |name: &str| guest.iter().find(|s| s.name == name).unwrap().clone();
+        assert_eq!(quick("hotcold").pattern, "hotcold:anon=16M,hot=4M,step=4M,activate=2,rounds=8");
+        assert_eq!(quick("global-hotcold").pattern, "hotcold:anon=64M,hot=16M,step=16M,activate=2,rounds=8");
+        assert_eq!(quick("global-hotcold").global_ram_mb, Some(128));
+        assert_eq!(quick("blkswap-cluster").swap, Swap::Block { page_cluster: 3, vma_ra: false });
+        assert_eq!(quick("blkswap-pc0").extra, SWAP_RA);
+        assert_eq!(quick("global-mixed-sw0").pattern, "mixed:anon=64M,file=128M,ops=60000,alpha=0.8,share=50,seed=1");
+        assert!(!quick("global-dirty").warmup && quick("global-dirty").pattern.ends_with("write=1"));
+        assert!(guest.iter().filter(|s| s.name != "global-dirty").all(|s| s.warmup));
+        assert_eq!(all(Scale::guest(false), true)[6].pattern, "anon-zipf:anon=256M,ops=500000,alpha=0.8,seed=1");
     }
 
     #[test]
