@@ -20,9 +20,9 @@ pub struct RealOpts {
     pub cgroup: Option<PathBuf>,
     /// A CPU to pin to.
     pub cpu: Option<usize>,
-    /// A file read after the last access while the pattern's pages are still
+    /// Files read after the last access while the pattern's pages are still
     /// mapped (`/sys/block/zram0/mm_stat`: what zram holds of them).
-    pub snapshot: Option<PathBuf>,
+    pub snapshot: Vec<PathBuf>,
     /// Every this many accesses, read a file (`/proc/vmstat`): the run's phases.
     pub phases: Option<(u64, PathBuf)>,
 }
@@ -34,8 +34,8 @@ pub struct Done {
     pub digest: Digest,
     /// Their count.
     pub ops: u64,
-    /// The text of [`RealOpts::snapshot`], read after the last access.
-    pub snapshot: Option<String>,
+    /// The texts of [`RealOpts::snapshot`], read after the last access.
+    pub snapshot: Vec<String>,
     /// The text of the phase file after every `n`th access, with the count.
     pub phases: Vec<(u64, String)>,
 }
@@ -79,7 +79,7 @@ impl Region {
     }
 
     #[inline]
-    fn touch(&self, page: u32, write: bool) -> u8 {
+    fn touch(&self, page: u32, write: bool, fill: usize, noise: &mut u64) -> u8 {
         let off = page as usize * PAGE as usize;
         assert!(off < self.len, "anon page {page} outside the region");
         // SAFETY: `off` is inside the mapping (checked above); volatile so the access happens.
@@ -87,6 +87,13 @@ impl Region {
             let p = self.base.add(off);
             if write {
                 p.write_volatile((page as u8) | 1);
+                // Bytes that do not compress (xorshift64), after the first.
+                for i in 1..fill.min(PAGE as usize) {
+                    *noise ^= *noise << 13;
+                    *noise ^= *noise >> 7;
+                    *noise ^= *noise << 17;
+                    p.add(i).write_volatile(*noise as u8);
+                }
                 0
             } else {
                 p.read_volatile()
@@ -159,6 +166,7 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
     let mut digest = Digest::default();
     let mut n = 0u64;
     let mut sink = 0u8;
+    let mut noise = 0x9e37_79b9_7f4a_7c15u64;
     let mut phases = Vec::new();
     let read = |path: &PathBuf| {
         std::fs::read_to_string(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
@@ -172,7 +180,7 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
         digest.add(op);
         n += 1;
         match op {
-            Op::Anon { page, write } => sink ^= region.touch(page, write),
+            Op::Anon { page, write } => sink ^= region.touch(page, write, p.fill as usize, &mut noise),
             Op::File { page, write } => {
                 let f = file.as_ref().expect("file opened for a pattern with file pages");
                 let (fd, off) = (f.as_raw_fd(), (page as u64 * PAGE) as libc::off_t);
@@ -192,7 +200,7 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
         }
     }
     std::hint::black_box(sink);
-    let snapshot = opts.snapshot.as_ref().map(read).transpose()?;
+    let snapshot = opts.snapshot.iter().map(read).collect::<io::Result<Vec<String>>>()?;
     drop(region);
     Ok(Done { digest, ops: n, snapshot, phases })
 }
@@ -206,15 +214,32 @@ mod tests {
         let p = Pattern::parse("anon-seq:anon=64K,passes=2").unwrap();
         let path = std::env::temp_dir().join(format!("reclaimsim-driver-snapshot-{}", std::process::id()));
         std::fs::write(&path, "1 2 3\n").unwrap();
-        let done = run_real(&p, &RealOpts { snapshot: Some(path.clone()), ..RealOpts::default() }).unwrap();
+        let done =
+            run_real(&p, &RealOpts { snapshot: vec![path.clone(), path.clone()], ..RealOpts::default() }).unwrap();
         std::fs::remove_file(&path).unwrap();
         let mut want = Digest::default();
         p.ops().for_each(|op| want.add(op));
         assert_eq!((done.digest, done.ops), (want, 32));
-        assert_eq!(done.snapshot.as_deref(), Some("1 2 3\n"));
-        assert_eq!(run_real(&p, &RealOpts::default()).unwrap().snapshot, None);
-        let missing = RealOpts { snapshot: Some("/nonexistent/mm_stat".into()), ..RealOpts::default() };
+        assert_eq!(done.snapshot, ["1 2 3\n", "1 2 3\n"]);
+        assert!(run_real(&p, &RealOpts::default()).unwrap().snapshot.is_empty());
+        let missing = RealOpts { snapshot: vec!["/nonexistent/mm_stat".into()], ..RealOpts::default() };
         assert!(run_real(&p, &missing).unwrap_err().to_string().starts_with("/nonexistent/mm_stat: "));
+    }
+
+    #[test]
+    fn fill_writes_bytes_that_do_not_compress() {
+        // Sixteen stores, one page each: page 0's bytes after the first are noise.
+        let p = Pattern::parse("anon-zipf:anon=4K,ops=15,fill=4096").unwrap();
+        assert_eq!(p.fill, 4096);
+        let region = Region::new(1).unwrap();
+        let mut noise = 1u64;
+        region.touch(0, true, p.fill as usize, &mut noise);
+        // SAFETY: the region's one page.
+        let page = unsafe { std::slice::from_raw_parts(region.base, PAGE as usize) };
+        let distinct: std::collections::BTreeSet<u8> = page.iter().copied().collect();
+        assert!(distinct.len() > 200, "{} distinct byte values", distinct.len());
+        region.touch(0, true, 0, &mut noise);
+        assert_eq!(Pattern::parse("anon-zipf:anon=4K").unwrap().fill, 0);
     }
 
     #[test]

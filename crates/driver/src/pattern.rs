@@ -54,8 +54,8 @@ pub const PATTERNS: &[PatternDef] = &[
     PatternDef { name: "anon-seq", summary: "sequential store passes over an anonymous region", params: &[("anon", "192M"), ("passes", "4")] },
     PatternDef {
         name: "anon-zipf",
-        summary: "stores to every anonymous page, then zipf(alpha) accesses (seeded)",
-        params: &[("anon", "192M"), ("ops", "1000000"), ("alpha", "0.8"), ("seed", "1"), ("write", "1")],
+        summary: "stores to every anonymous page, then zipf(alpha) accesses (seeded); fill=N: N bytes of each store do not compress",
+        params: &[("anon", "192M"), ("ops", "1000000"), ("alpha", "0.8"), ("seed", "1"), ("write", "1"), ("fill", "0")],
     },
     PatternDef {
         name: "hotcold",
@@ -106,6 +106,9 @@ pub struct Pattern {
     pub file_pages: u32,
     phases: Vec<Phase>,
     seed: u64,
+    /// Bytes of every anonymous store that do not compress (`fill=`; at
+    /// least the first byte is written): the real run's page contents only.
+    pub fill: u32,
 }
 
 fn parse_size(key: &str, v: &str) -> Result<u32, PatternError> {
@@ -239,7 +242,8 @@ impl Pattern {
             }
             _ => unreachable!("pattern {name} listed in PATTERNS"),
         };
-        Ok(Pattern { canonical, anon_pages, file_pages, phases, seed })
+        let fill = if def.params.iter().any(|p| p.0 == "fill") { int("fill")?.min(PAGE) as u32 } else { 0 };
+        Ok(Pattern { canonical, anon_pages, file_pages, phases, seed, fill })
     }
 
     /// Total accesses.

@@ -16,6 +16,8 @@ enum Source {
     Memcg,
     /// The `/proc/vmstat` delta over the run.
     Vmstat,
+    /// A tenant group's `memory.stat` and `memory.events` (`GROUP.COUNTER`).
+    Group,
 }
 
 /// The counters of the done-when criterion, then informational ones.
@@ -61,9 +63,10 @@ const GLOBAL_COUNTERS: &[(&str, Source, bool)] = &[
 fn counters(scenario: &Scenario) -> Vec<(&'static str, Source, bool)> {
     let mut v = if scenario.global_ram_mb.is_some() { GLOBAL_COUNTERS } else { COUNTERS }.to_vec();
     for &name in scenario.extra {
+        let src = if name.contains('.') { Source::Group } else { Source::Vmstat };
         match v.iter_mut().find(|c| c.0 == name) {
-            Some(c) => (c.1, c.2) = (Source::Vmstat, true),
-            None => v.push((name, Source::Vmstat, true)),
+            Some(c) => (c.1, c.2) = (src, true),
+            None => v.push((name, src, true)),
         }
     }
     v
@@ -107,6 +110,8 @@ pub struct KernelRun {
     pub start: Stats,
     /// `/proc/vmstat` deltas from the run's start at each phase boundary (`--phases`).
     pub phases: Vec<(u64, Stats)>,
+    /// Each tenant group's `memory.stat` and `memory.events` at the end.
+    pub groups: std::collections::BTreeMap<String, Stats>,
 }
 
 impl KernelRun {
@@ -119,7 +124,17 @@ impl KernelRun {
 
 impl KernelRun {
     fn get(&self, name: &str, src: Source) -> f64 {
-        let m = if src == Source::Memcg { &self.memcg } else { &self.vmstat };
+        let (m, name) = match src {
+            Source::Memcg => (&self.memcg, name),
+            Source::Vmstat => (&self.vmstat, name),
+            Source::Group => {
+                let (group, counter) = name.split_once('.').expect("GROUP.COUNTER");
+                match self.groups.get(group) {
+                    Some(m) => (m, counter),
+                    None => return 0.0,
+                }
+            }
+        };
         lookup(m.iter().map(|(n, &v)| (n.as_str(), v)), name)
     }
 }
@@ -178,7 +193,15 @@ pub struct Comparison {
 }
 
 fn report_value(r: &RunReport, name: &str, src: Source) -> f64 {
-    let list = if src == Source::Memcg { &r.memcg } else { &r.vmstat };
+    let list = match src {
+        Source::Memcg => &r.memcg,
+        Source::Vmstat => &r.vmstat,
+        Source::Group => {
+            let (group, counter) = name.split_once('.').expect("GROUP.COUNTER");
+            let Some(g) = r.cgroups.iter().find(|g| g.path == group) else { return 0.0 };
+            return lookup(g.stat.iter().chain(&g.events).map(|&(n, v)| (n, v)), counter);
+        }
+    };
     lookup(list.iter().map(|&(n, v)| (n, v)), name)
 }
 

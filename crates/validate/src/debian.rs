@@ -31,6 +31,8 @@ pub struct Family {
     /// The kernel flushes memcg statistics rarely (pitfall 1): the simulator
     /// flushes as often as the guest's poller did, else it reads exact values.
     pub stale_stats: bool,
+    /// The kernel's version (major, minor): scenarios of newer kernels' features are left out.
+    pub version: (u32, u32),
 }
 
 /// The supported families, 2020-2026, each with the simulator profiles of its
@@ -44,6 +46,7 @@ pub const FAMILIES: &[Family] = &[
         classic: "v5.10",
         mglru: None,
         stale_stats: false,
+        version: (5, 10),
     },
     Family {
         name: "debian-6.1",
@@ -52,6 +55,7 @@ pub const FAMILIES: &[Family] = &[
         classic: "v6.1-classic",
         mglru: Some("v6.1-mglru"),
         stale_stats: false,
+        version: (6, 1),
     },
     Family {
         name: "debian-6.12",
@@ -60,6 +64,7 @@ pub const FAMILIES: &[Family] = &[
         classic: "v6.12-classic",
         mglru: Some("v6.12-mglru"),
         stale_stats: true,
+        version: (6, 12),
     },
     Family {
         name: "debian-7.2",
@@ -68,6 +73,7 @@ pub const FAMILIES: &[Family] = &[
         classic: "v7.2-classic",
         mglru: Some("v7.2-mglru"),
         stale_stats: true,
+        version: (7, 2),
     },
 ];
 

@@ -3,17 +3,23 @@
 //! scenario and reports over the second serial port (see [`super::console`]).
 
 use super::cpio::Entry;
-use super::scenarios::Swap;
+use super::scenarios::{Swap, Tenant};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Where the driver binary lives in the guest.
 pub const GUEST_EXE: &str = "/bin/reclaimsim";
+/// The guest's cgroup v2 root.
+const CGROOT: &str = "/sys/fs/cgroup";
 /// The guest's memory cgroup (cgroup v2).
 const GROUP: &str = "/sys/fs/cgroup/w";
 /// The guest's one null_blk device (swap or data).
 pub const NULLB: &str = "/dev/nullb0";
+/// zswap's debugfs files the driver reads after its last access (with a zswap
+/// plan): the pages stored and the pool's size in bytes give the compression.
+pub const ZSWAP_SNAPSHOTS: [&str; 2] =
+    ["/sys/kernel/debug/zswap/stored_pages", "/sys/kernel/debug/zswap/pool_total_size"];
 /// KERNEL: null_blk's timer completion latency in the guest (irqmode=2): a
 /// fixed device latency that stays deterministic under `-icount`.
 pub const NULLB_COMPLETION_NS: u64 = 50_000;
@@ -68,6 +74,12 @@ pub struct GuestPlan {
     /// undefined, writes dropped) of this many MiB, whose page cache the
     /// driver reads and writes as its file. Never beside a null_blk swap.
     pub data_mb: Option<u64>,
+    /// zswap enabled in front of the swap device with this `max_pool_percent`.
+    pub zswap_pool_pct: Option<u32>,
+    /// Drivers in groups of their own under the root, run at once (global
+    /// reclaim; `pattern` unused): each group's `memory.stat` and
+    /// `memory.events` are reported (`@section group NAME`).
+    pub tenants: Vec<Tenant>,
     /// `/sys/kernel/mm/lru_gen/enabled`: `y` or `n`; `None`: the kernel has no MGLRU.
     pub lru_gen: Option<bool>,
     /// Driver runs in this boot (the first is discarded by the caller).
@@ -108,6 +120,11 @@ pub fn init_script(p: &GuestPlan) -> String {
     if let Some(mb) = p.data_mb {
         s += &nullb_setup(mb, false);
     }
+    if let Some(pct) = p.zswap_pool_pct {
+        s += "mount -t debugfs none /sys/kernel/debug || fail debugfs\nZS=/sys/module/zswap/parameters\n";
+        s += &format!("echo {pct} > $ZS/max_pool_percent || fail zswap max_pool_percent\n");
+        s += "echo Y > $ZS/enabled || fail zswap enabled\n";
+    }
     if let Some(on) = p.lru_gen {
         s += &format!("echo {} > /sys/kernel/mm/lru_gen/enabled || fail lru_gen\n", if on { "y" } else { "n" });
     }
@@ -116,7 +133,8 @@ pub fn init_script(p: &GuestPlan) -> String {
     let global = p.global_ram_mb.is_some();
     if let Some(mb) = p.global_ram_mb {
         s += &format!("# Global reclaim: no memory group, {mb}M of guest RAM.\n");
-    } else {
+    }
+    if !global || !p.tenants.is_empty() {
         s += "mount -t cgroup2 none /sys/fs/cgroup || fail cgroup2\n";
         s += "echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail memory controller\n";
     }
@@ -127,7 +145,12 @@ pub fn init_script(p: &GuestPlan) -> String {
     } else {
         ""
     };
-    s += &format!("echo \"@guest kernel=$(uname -r) lru_gen={lru_gen} page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness){nullb}\"\n");
+    let zswap = if p.zswap_pool_pct.is_some() {
+        " zswap_enabled=$(cat $ZS/enabled) zswap_max_pool_percent=$(cat $ZS/max_pool_percent) mem_total_kb=$(awk '/^MemTotal/ {print $2}' /proc/meminfo)"
+    } else {
+        ""
+    };
+    s += &format!("echo \"@guest kernel=$(uname -r) lru_gen={lru_gen} page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness){nullb}{zswap}\"\n");
     // The poller reads memory.stat every millisecond without forking (pitfall 1:
     // reading it flushes the group's statistics); it counts its reads.
     if global {
@@ -139,6 +162,12 @@ pub fn init_script(p: &GuestPlan) -> String {
     s += &format!("while [ $run -lt {} ]; do\n", p.runs);
     if global {
         s += "  sync\n  echo 3 > /proc/sys/vm/drop_caches\n  echo 1 > /proc/sys/vm/compact_memory\n";
+        for t in &p.tenants {
+            s += &format!("  mkdir {CGROOT}/{0} || fail group {0}\n", t.group);
+            if t.low_bytes > 0 {
+                s += &format!("  echo {} > {CGROOT}/{}/memory.low || fail memory.low\n", t.low_bytes, t.group);
+            }
+        }
     } else {
         s += &format!("  mkdir $G && echo {} > $G/memory.max || fail group\n", p.limit_bytes);
     }
@@ -155,11 +184,26 @@ pub fn init_script(p: &GuestPlan) -> String {
     let group = if global { "" } else { " --cgroup $G" };
     let phases = if p.phase_every > 0 { format!(" --phase {}", p.phase_every) } else { String::new() };
     let file = if p.data_mb.is_some() { format!(" --file {NULLB}") } else { String::new() };
-    let snapshot = if p.swap == Swap::Zram { format!(" --snapshot {}", crate::ZRAM_MM_STAT) } else { String::new() };
-    s += &format!(
-        "  {GUEST_EXE} driver run '{}'{group}{phases}{file}{snapshot} > /tmp/out 2>&1\n  status=$?\n",
-        p.pattern
-    );
+    let mut snapshot =
+        if p.swap == Swap::Zram { format!(" --snapshot {}", crate::ZRAM_MM_STAT) } else { String::new() };
+    if p.zswap_pool_pct.is_some() {
+        snapshot += &ZSWAP_SNAPSHOTS.map(|f| format!(" --snapshot {f}")).concat();
+    }
+    if p.tenants.is_empty() {
+        s += &format!(
+            "  {GUEST_EXE} driver run '{}'{group}{phases}{file}{snapshot} > /tmp/out 2>&1\n  status=$?\n",
+            p.pattern
+        );
+    } else {
+        for (i, t) in p.tenants.iter().enumerate() {
+            s += &format!(
+                "  {GUEST_EXE} driver run '{}' --cgroup {CGROOT}/{}{phases}{file}{snapshot} > /tmp/out.{i} 2>&1 &\n  pid{i}=$!\n",
+                t.pattern, t.group
+            );
+        }
+        s += "  status=0\n";
+        s += &(0..p.tenants.len()).map(|i| format!("  wait $pid{i} || status=$?\n")).collect::<String>();
+    }
     s += "  end=$(cut -d' ' -f1 /proc/uptime)\n";
     if !global {
         s += "  kill $poller\n  wait $poller\n";
@@ -169,10 +213,22 @@ pub fn init_script(p: &GuestPlan) -> String {
     if !global {
         s += "  echo @section memory_stat\n  cat $G/memory.stat\n";
     }
-    s += "  echo @section driver\n  cat /tmp/out\n";
+    for t in &p.tenants {
+        s +=
+            &format!("  echo @section group {0}\n  cat {CGROOT}/{0}/memory.stat {CGROOT}/{0}/memory.events\n", t.group);
+    }
+    let outs: String = if p.tenants.is_empty() {
+        "/tmp/out".into()
+    } else {
+        (0..p.tenants.len()).map(|i| format!("/tmp/out.{i}")).collect::<Vec<_>>().join(" ")
+    };
+    s += &format!("  echo @section driver\n  cat {outs}\n");
     s += "  echo \"@result status=$status polls=$(cat /tmp/polls) start=$start end=$end\"\n  echo @end\n";
     if !global {
         s += "  tries=0\n  until rmdir $G 2> /dev/null; do tries=$((tries+1)); [ $tries -gt 500 ] && fail rmdir; usleep 10000; done\n";
+    }
+    for t in &p.tenants {
+        s += &format!("  tries=0\n  until rmdir {CGROOT}/{} 2> /dev/null; do tries=$((tries+1)); [ $tries -gt 500 ] && fail rmdir; usleep 10000; done\n", t.group);
     }
     s += "  run=$((run+1))\ndone\n";
     // Let the UART drain before the power goes.
@@ -295,6 +351,8 @@ mod tests {
             phase_every: 0,
             swap: Swap::Zram,
             data_mb: None,
+            zswap_pool_pct: None,
+            tenants: Vec::new(),
         }
     }
 
@@ -315,6 +373,39 @@ mod tests {
                 && s.contains("echo false > /sys/kernel/mm/swap/vma_ra_enabled")
         );
         assert!(!s.contains("zram0/disksize") && !s.contains("--snapshot"), "{s}");
+        let z = init_script(&GuestPlan { zswap_pool_pct: Some(1), ..swap.clone() });
+        let zpos = |needle: &str| z.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{z}"));
+        assert!(zpos("swapon /dev/nullb0") < zpos("echo 1 > $ZS/max_pool_percent"));
+        assert!(zpos("echo 1 > $ZS/max_pool_percent") < zpos("echo Y > $ZS/enabled"));
+        assert!(z.contains(
+            "--snapshot /sys/kernel/debug/zswap/stored_pages --snapshot /sys/kernel/debug/zswap/pool_total_size"
+        ));
+        assert!(z.contains("zswap_max_pool_percent=$(cat $ZS/max_pool_percent) mem_total_kb="));
+        assert!(!s.contains("zswap"), "no zswap unless asked for");
+        let tenant = |group: &str, low_bytes| Tenant {
+            group: group.into(),
+            pattern: format!("anon-seq:anon=4M,passes={low_bytes}"),
+            low_bytes,
+        };
+        let t = init_script(&GuestPlan {
+            tenants: vec![tenant("svc", 1 << 20), tenant("batch", 0)],
+            global_ram_mb: Some(256),
+            ..plan()
+        });
+        let tpos = |needle: &str| t.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{t}"));
+        assert!(tpos("mount -t cgroup2") < tpos("mkdir /sys/fs/cgroup/svc ||"));
+        assert!(tpos("echo 1048576 > /sys/fs/cgroup/svc/memory.low") < tpos("mkdir /sys/fs/cgroup/batch"));
+        assert!(!t.contains("batch/memory.low"));
+        assert!(
+            tpos("--cgroup /sys/fs/cgroup/svc --snapshot /sys/block/zram0/mm_stat > /tmp/out.0 2>&1 &")
+                < tpos("> /tmp/out.1 2>&1 &")
+        );
+        assert!(tpos("wait $pid0 || status=$?\n  wait $pid1 || status=$?") < tpos("@section vmstat_after"));
+        assert!(
+            tpos("@section group svc\n  cat /sys/fs/cgroup/svc/memory.stat /sys/fs/cgroup/svc/memory.events")
+                < tpos("@section driver\n  cat /tmp/out.0 /tmp/out.1")
+        );
+        assert!(tpos("echo @end") < tpos("rmdir /sys/fs/cgroup/batch"));
         assert!(s.contains("nullb_completion_nsec=$(cat $NB/completion_nsec)"));
         let data = GuestPlan { data_mb: Some(96), global_ram_mb: Some(256), modules: nb, ..plan() };
         let d = init_script(&data);

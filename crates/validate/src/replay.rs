@@ -77,6 +77,11 @@ pub struct Machine {
     pub swap_dev: Option<BlockDev>,
     /// The files live on the guest's null_blk (`fs=ssd`) with this latency and depth.
     pub fs_dev: Option<BlockDev>,
+    /// A memory-group run's RAM (the guest's MemTotal where zswap's pool limit, a
+    /// percent of it, matters); `None`: four times the limit, at least 1G.
+    pub memory: Option<u64>,
+    /// cgroup v2 groups with their `memory.low` in bytes (0: none).
+    pub lows: Vec<(String, u64)>,
 }
 
 /// A null_blk device as the guest reports it: a fixed completion latency, a
@@ -155,7 +160,7 @@ impl Machine {
                 ("memory.reserved".into(), size(g.reserved_pages() * mm::PAGE_SIZE)),
             ],
             // Enough RAM that only the group's limit causes reclaim (the host has GBs free).
-            None => vec![("memory".into(), size((self.limit_bytes * 4).max(1 << 30)))],
+            None => vec![("memory".into(), size(self.memory.unwrap_or((self.limit_bytes * 4).max(1 << 30))))],
         };
         v.push(swap);
         if let Some(d) = &self.swap_dev {
@@ -187,6 +192,9 @@ impl Machine {
         ]);
         if self.global.is_none() {
             v.push(("memcg.stats_flush".into(), self.stats_flush.to_string()));
+        }
+        for (group, low) in self.lows.iter().filter(|(_, low)| *low > 0) {
+            v.push((format!("cgroup.{group}.memory.low"), size(*low)));
         }
         v.extend(self.measured.iter().cloned());
         v.extend(self.extra.iter().cloned());
@@ -220,17 +228,23 @@ pub fn zram_settings(mm_stat: &str) -> Result<Vec<(String, String)>, String> {
     Ok(v)
 }
 
-/// Runs `trace` on `machine`; the report carries the memcg's memory.stat.
-pub fn simulate(machine: &Machine, trace: Trace) -> Result<RunReport, String> {
+/// Runs the traces on `machine`, each as a thread of its own in its cgroup v2
+/// group (the path; empty: the root, or the v1 group of `memcg.limit`); the
+/// report carries the memcg's memory.stat and the groups'.
+pub fn simulate(machine: &Machine, traces: Vec<(String, Trace)>) -> Result<RunReport, String> {
     let mut cfg = Config::for_profile(machine.profile).map_err(|e| e.to_string())?;
     for (k, v) in machine.settings() {
         cfg.set(&k, &v).map_err(|e| e.to_string())?;
     }
     let mut b = SimBuilder::new(cfg).map_err(|e| e.to_string())?;
-    let region = (trace.anon_pages > 0).then(|| b.add_anon_region(trace.anon_pages));
-    let file = (trace.file_pages > 0).then(|| b.add_file(trace.file_pages));
     let phase_every = machine.phase_every as usize;
-    b.add_thread("driver", Box::new(TraceProgram { ops: trace.ops, next: 0, region, file, phase_every, snapped: 0 }));
+    for (group, trace) in traces {
+        let name = if group.is_empty() { "driver".to_string() } else { b.set_cgroup(&group).map(|()| group)? };
+        let region = (trace.anon_pages > 0).then(|| b.add_anon_region(trace.anon_pages));
+        let file = (trace.file_pages > 0).then(|| b.add_file(trace.file_pages));
+        let program = TraceProgram { ops: trace.ops, next: 0, region, file, phase_every, snapped: 0 };
+        b.add_thread(&name, Box::new(program));
+    }
     b.build().run(&mut |_| {}).map_err(|e| e.to_string())
 }
 
@@ -256,6 +270,8 @@ mod tests {
             global,
             swap_dev: None,
             fs_dev: None,
+            memory: None,
+            lows: Vec::new(),
         }
     }
 

@@ -19,6 +19,25 @@ pub enum Swap {
     },
 }
 
+/// A workload in a cgroup v2 group of its own (a scenario of several tenants).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tenant {
+    /// The group's path under the root (`svc`).
+    pub group: String,
+    /// Its driver pattern, sizes filled in.
+    pub pattern: String,
+    /// `memory.low` of the group, bytes (0: none).
+    pub low_bytes: u64,
+}
+
+/// A tenant of a [`TABLE`] row: group, pattern and `memory.low` with holes.
+struct TenantRow {
+    group: &'static str,
+    pattern: &'static str,
+    /// `{N/D}` of the run's memory, or empty for none.
+    low: &'static str,
+}
+
 /// Where a scenario runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum On {
@@ -50,6 +69,12 @@ pub struct Scenario {
     /// The boot's first run is a warm-up and discarded; false for dirty-page
     /// scenarios, whose later runs in one boot are not deterministic.
     pub warmup: bool,
+    /// zswap in front of the swap device with this `max_pool_percent`.
+    pub zswap_pool_pct: Option<u32>,
+    /// The oldest kernel (major, minor) that has what the scenario measures.
+    pub since: (u32, u32),
+    /// Workloads in groups of their own, run at once (then `pattern` is empty).
+    pub tenants: Vec<Tenant>,
 }
 
 /// A row of [`TABLE`].
@@ -64,6 +89,9 @@ struct Row {
     swap: Swap,
     extra: &'static [&'static str],
     warmup: bool,
+    zswap_pool_pct: Option<u32>,
+    since: (u32, u32),
+    tenants: &'static [TenantRow],
 }
 
 /// A row with the defaults: host and guest, zram, no extra counters, a warm-up run.
@@ -76,6 +104,9 @@ const ROW: Row = Row {
     swap: Swap::Zram,
     extra: &[],
     warmup: true,
+    zswap_pool_pct: None,
+    since: (0, 0),
+    tenants: &[],
 };
 
 /// The page cache's counters.
@@ -83,6 +114,12 @@ const FILE: &[&str] =
     &["pgscan_file", "pgsteal_file", "workingset_refault_file", "workingset_activate_file", "workingset_restore_file"];
 /// Swap readahead's counters.
 const SWAP_RA: &[&str] = &["swap_ra", "swap_ra_hit"];
+/// zswap's counters (`zswpwb` since v6.8).
+const ZSWAP: &[&str] = &["zswpout", "zswpin", "zswpwb"];
+/// The two tenants' counters, per group (`GROUP.COUNTER`: the group's
+/// `memory.stat` and `memory.events`).
+const TENANTS: &[&str] =
+    &["svc.pgmajfault", "svc.workingset_refault_anon", "batch.pgmajfault", "batch.workingset_refault_anon"];
 /// Dirty pages' counters.
 const DIRTY: &[&str] =
     &["nr_dirtied", "nr_written", "nr_vmscan_write", "nr_vmscan_immediate_reclaim", "pgrotated", "pgsteal_file"];
@@ -186,8 +223,34 @@ const TABLE: &[Row] = &[
         warmup: false,
         ..ROW
     },
+    Row {
+        name: "zswap-blk",
+        pattern: ZSWAP_ZIPF,
+        on: On::Guest,
+        swap: Swap::Block { page_cluster: 3, vma_ra: true },
+        extra: ZSWAP,
+        zswap_pool_pct: Some(1),
+        since: (6, 8),
+        ..ROW
+    },
+    Row {
+        name: "cg-low",
+        global: true,
+        on: On::Guest,
+        extra: TENANTS,
+        since: (4, 5),
+        tenants: &[
+            TenantRow { group: "svc", pattern: "anon-zipf:anon={3/16},ops={ops},alpha=0.8,seed=2", low: "{1/4}" },
+            TenantRow { group: "batch", pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=3", low: "" },
+        ],
+        ..ROW
+    },
 ];
 
+/// Anon zipf over 1.5x the limit whose stores fill half of each page with
+/// bytes that do not compress (about 2:1), so that a 1% zswap pool fills and
+/// writes back to the block device behind it.
+const ZSWAP_ZIPF: &str = "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1,fill=2048";
 /// Anon zipf over 1.5x the limit with swap on a block device: swap readahead.
 const BLKSWAP: &str = "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1";
 /// Mixed anon and file in a guest of RAM R: R/2 of anon, R of file.
@@ -272,6 +335,25 @@ pub fn all(scale: Scale, guest: bool) -> Vec<Scenario> {
                 swap: r.swap,
                 extra: r.extra,
                 warmup: r.warmup,
+                zswap_pool_pct: r.zswap_pool_pct,
+                since: r.since,
+                tenants: r
+                    .tenants
+                    .iter()
+                    .map(|t| Tenant {
+                        group: t.group.to_string(),
+                        pattern: fill(t.pattern, Scale { limit_mb: base, ..scale }),
+                        low_bytes: if t.low.is_empty() {
+                            0
+                        } else {
+                            fill(t.low, Scale { limit_mb: base, ..scale })
+                                .trim_end_matches('M')
+                                .parse::<u64>()
+                                .expect("TABLE: low")
+                                << 20
+                        },
+                    })
+                    .collect(),
             }
         })
         .collect()
