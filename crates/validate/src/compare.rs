@@ -115,10 +115,13 @@ pub struct KernelRun {
 }
 
 impl KernelRun {
-    /// The `snapshot /sys/block/zram0/mm_stat ...` line of the driver's output.
+    /// The `snapshot /sys/block/zram0/mm_stat ...` line of the driver's
+    /// output; of several drivers' (tenants), the one with the most data
+    /// stored (the first field), which the last driver to finish saw.
     pub fn zram_snapshot(driver_output: &str) -> Option<String> {
         let prefix = format!("snapshot {} ", crate::ZRAM_MM_STAT);
-        driver_output.lines().find_map(|l| l.strip_prefix(&prefix).map(str::to_string))
+        let stored = |s: &String| s.split_whitespace().next().and_then(|w| w.parse::<u64>().ok()).unwrap_or(0);
+        driver_output.lines().filter_map(|l| l.strip_prefix(&prefix).map(str::to_string)).max_by_key(stored)
     }
 }
 
@@ -170,11 +173,15 @@ impl Row {
     /// (sim - kernel) / kernel; `None` when the kernel counted nothing.
     pub fn rel_error(&self) -> Option<f64> {
         let k = self.kernel_mean();
-        (k > 0.0).then(|| (self.sim - k) / k)
+        (k > 0.0 && self.compared()).then(|| (self.sim - k) / k)
     }
-    /// Within tolerance.
+    /// The simulator ran (a kernel-side-only scenario has `sim` NaN).
+    pub fn compared(&self) -> bool {
+        !self.sim.is_nan()
+    }
+    /// Compared and within tolerance.
     pub fn ok(&self) -> bool {
-        within(self.kernel_mean(), self.sim)
+        self.compared() && within(self.kernel_mean(), self.sim)
     }
 }
 
@@ -206,12 +213,13 @@ fn report_value(r: &RunReport, name: &str, src: Source) -> f64 {
 }
 
 impl Comparison {
-    /// Compares `runs` with the simulator's `report`.
+    /// Compares `runs` with the simulator's `report` (`None`: the scenario is
+    /// kernel-side only, the simulator cannot run it yet).
     pub fn new(
         scenario: Scenario,
         machine: Machine,
         runs: Vec<KernelRun>,
-        report: RunReport,
+        report: Option<RunReport>,
         sim_seconds: f64,
     ) -> Comparison {
         let rows = counters(&scenario)
@@ -220,26 +228,27 @@ impl Comparison {
                 name,
                 criterion,
                 kernel: runs.iter().map(|r| r.get(name, src)).collect(),
-                sim: report_value(&report, name, src),
+                sim: report.as_ref().map_or(f64::NAN, |report| report_value(report, name, src)),
             })
             .collect();
-        let phases = runs
-            .first()
-            .and_then(|r| PhaseTable::new(&r.phases, &r.vmstat, report.accesses, &report.snapshots, &report.vmstat));
+        let phases = runs.first().zip(report.as_ref()).and_then(|(r, report)| {
+            PhaseTable::new(&r.phases, &r.vmstat, report.accesses, &report.snapshots, &report.vmstat)
+        });
         Comparison {
             scenario,
             machine,
             runs,
             rows,
             sim_seconds,
-            sim_virtual_s: report.threads.iter().map(|t| t.end_ns).max().unwrap_or(0) as f64 / 1e9,
+            sim_virtual_s: report.map_or(0, |r| r.threads.iter().map(|t| t.end_ns).max().unwrap_or(0)) as f64 / 1e9,
             phases,
         }
     }
 
-    /// Every criterion counter within tolerance.
+    /// Every compared criterion counter within tolerance (true for a
+    /// kernel-side-only scenario).
     pub fn all_within(&self) -> bool {
-        self.rows.iter().filter(|r| r.criterion).all(Row::ok)
+        self.rows.iter().filter(|r| r.criterion && r.compared()).all(Row::ok)
     }
 
     /// The side-by-side table.
@@ -267,6 +276,8 @@ impl Comparison {
             let err = r.rel_error().map_or("-".into(), |e| format!("{:+.1}%", e * 100.0));
             let verdict = if !r.criterion {
                 "(info)"
+            } else if !r.compared() {
+                "-"
             } else if r.ok() {
                 "yes"
             } else {
@@ -328,7 +339,7 @@ pub fn markdown(results: &[&Comparison], command: &str, setup: &str) -> String {
         let part: Vec<&Comparison> = results.iter().copied().filter(|c| counters(&c.scenario) == *set).collect();
         s += &format!("\n{}", table(&part, set));
     }
-    let cells: Vec<&Row> = results.iter().flat_map(|c| c.rows.iter().filter(|r| r.criterion)).collect();
+    let cells: Vec<&Row> = results.iter().flat_map(|c| c.rows.iter().filter(|r| r.criterion && r.compared())).collect();
     s += &format!("\nCells within: {} of {}.\n", cells.iter().filter(|r| r.ok()).count(), cells.len());
     s
 }
@@ -345,8 +356,8 @@ fn table(results: &[&Comparison], counters: &[(&str, Source, bool)]) -> String {
             .filter(|r| r.criterion)
             .map(|r| {
                 let e = r.rel_error().map_or(String::new(), |e| format!(" ({:+.1}%)", e * 100.0));
-                let cell = format!("{:.0} / {:.0}{e}", r.kernel_mean(), r.sim);
-                if r.ok() {
+                let cell = format!("{:.0} / {:.0}{e}", r.kernel_mean(), r.sim).replace("NaN", "-");
+                if r.ok() || !r.compared() {
                     cell
                 } else {
                     format!("**{cell}**")
@@ -357,7 +368,13 @@ fn table(results: &[&Comparison], counters: &[(&str, Source, bool)]) -> String {
             "| {} | {} | {} |\n",
             c.scenario.name,
             cells.join(" | "),
-            if c.all_within() { "yes" } else { "no" }
+            if c.rows.iter().all(|r| !r.compared()) {
+                "kernel only"
+            } else if c.all_within() {
+                "yes"
+            } else {
+                "no"
+            }
         );
     }
     s
@@ -391,6 +408,13 @@ mod tests {
         assert!(!within(500.0, 601.0));
         assert!(within(0.0, 100.0));
         assert!(!within(1000.0, 1101.0));
+    }
+
+    #[test]
+    fn the_fullest_zram_snapshot_of_several_drivers() {
+        let out = "snapshot /sys/block/zram0/mm_stat 100 5 0 0 0 0\nops 1\nsnapshot /sys/block/zram0/mm_stat 9000 90 0 0 0 0\nsnapshot /sys/block/zram0/mm_stat 800 8 0 0 0 0\n";
+        assert_eq!(KernelRun::zram_snapshot(out).as_deref(), Some("9000 90 0 0 0 0"));
+        assert_eq!(KernelRun::zram_snapshot("ops 1\n"), None);
     }
 
     #[test]

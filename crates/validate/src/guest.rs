@@ -343,10 +343,13 @@ fn boot_scenario(
             Some(_) => Some(guest_number(&report.info, "mem_total_kb").map_err(err)? << 10),
             None => None,
         },
-        lows: sc.tenants.iter().map(|t| (t.group.clone(), t.low_bytes)).collect(),
+        knobs: sc.tenants.iter().flat_map(|t| t.knobs.iter().map(|(k, b)| (t.group.clone(), k.clone(), *b))).collect(),
     };
     let sim_started = Instant::now();
-    let sim = replay::simulate(&machine, traces.into_iter().map(|(g, t, _)| (g, t)).collect()).map_err(err)?;
+    let sim = match sc.sim {
+        true => Some(replay::simulate(&machine, traces.into_iter().map(|(g, t, _)| (g, t)).collect()).map_err(err)?),
+        false => None,
+    };
     let scenario = Scenario { name: label, ..sc.clone() };
     Ok(Some(Boot {
         comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()),

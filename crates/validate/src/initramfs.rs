@@ -164,8 +164,8 @@ pub fn init_script(p: &GuestPlan) -> String {
         s += "  sync\n  echo 3 > /proc/sys/vm/drop_caches\n  echo 1 > /proc/sys/vm/compact_memory\n";
         for t in &p.tenants {
             s += &format!("  mkdir {CGROOT}/{0} || fail group {0}\n", t.group);
-            if t.low_bytes > 0 {
-                s += &format!("  echo {} > {CGROOT}/{}/memory.low || fail memory.low\n", t.low_bytes, t.group);
+            for (knob, bytes) in t.knobs.iter().filter(|(k, _)| k != "memory.reclaim") {
+                s += &format!("  echo {bytes} > {CGROOT}/{}/{knob} || fail {knob}\n", t.group);
             }
         }
     } else {
@@ -201,6 +201,13 @@ pub fn init_script(p: &GuestPlan) -> String {
                 t.pattern, t.group
             );
         }
+        // Proactive reclaim one second (guest time) into the run; the write
+        // fails with EAGAIN when less was reclaimed, which is reported.
+        for t in &p.tenants {
+            for (_, bytes) in t.knobs.iter().filter(|(k, _)| k == "memory.reclaim") {
+                s += &format!("  (sleep 1; echo {bytes} > {CGROOT}/{}/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &\n", t.group);
+            }
+        }
         s += "  status=0\n";
         s += &(0..p.tenants.len()).map(|i| format!("  wait $pid{i} || status=$?\n")).collect::<String>();
     }
@@ -220,7 +227,11 @@ pub fn init_script(p: &GuestPlan) -> String {
     let outs: String = if p.tenants.is_empty() {
         "/tmp/out".into()
     } else {
-        (0..p.tenants.len()).map(|i| format!("/tmp/out.{i}")).collect::<Vec<_>>().join(" ")
+        let mut outs: Vec<String> = (0..p.tenants.len()).map(|i| format!("/tmp/out.{i}")).collect();
+        if p.tenants.iter().any(|t| t.knobs.iter().any(|(k, _)| k == "memory.reclaim")) {
+            outs.push("/tmp/out.reclaim".into());
+        }
+        outs.join(" ")
     };
     s += &format!("  echo @section driver\n  cat {outs}\n");
     s += "  echo \"@result status=$status polls=$(cat /tmp/polls) start=$start end=$end\"\n  echo @end\n";
@@ -385,7 +396,7 @@ mod tests {
         let tenant = |group: &str, low_bytes| Tenant {
             group: group.into(),
             pattern: format!("anon-seq:anon=4M,passes={low_bytes}"),
-            low_bytes,
+            knobs: if low_bytes > 0 { vec![("memory.low".into(), low_bytes)] } else { vec![] },
         };
         let t = init_script(&GuestPlan {
             tenants: vec![tenant("svc", 1 << 20), tenant("batch", 0)],
@@ -406,6 +417,20 @@ mod tests {
                 < tpos("@section driver\n  cat /tmp/out.0 /tmp/out.1")
         );
         assert!(tpos("echo @end") < tpos("rmdir /sys/fs/cgroup/batch"));
+        assert!(!t.contains("memory.reclaim"));
+        let pr = Tenant {
+            group: "pr".into(),
+            pattern: "anon-seq:anon=4M".into(),
+            knobs: vec![("memory.reclaim".into(), 1 << 20)],
+        };
+        let r = init_script(&GuestPlan { tenants: vec![pr], global_ram_mb: Some(256), ..plan() });
+        let rpos = |needle: &str| r.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{r}"));
+        assert!(rpos("> /tmp/out.0 2>&1 &") < rpos("(sleep 1; echo 1048576 > /sys/fs/cgroup/pr/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &"));
+        assert!(rpos("memory.reclaim;") < rpos("wait $pid0"));
+        assert!(
+            r.contains("cat /tmp/out.0 /tmp/out.reclaim\n")
+                && !r.contains("echo 1048576 > /sys/fs/cgroup/pr/memory.reclaim ||")
+        );
         assert!(s.contains("nullb_completion_nsec=$(cat $NB/completion_nsec)"));
         let data = GuestPlan { data_mb: Some(96), global_ram_mb: Some(256), modules: nb, ..plan() };
         let d = init_script(&data);

@@ -80,8 +80,8 @@ pub struct Machine {
     /// A memory-group run's RAM (the guest's MemTotal where zswap's pool limit, a
     /// percent of it, matters); `None`: four times the limit, at least 1G.
     pub memory: Option<u64>,
-    /// cgroup v2 groups with their `memory.low` in bytes (0: none).
-    pub lows: Vec<(String, u64)>,
+    /// cgroup v2 groups' knobs: (group, knob, bytes), `cgroup.GROUP.KNOB=SIZE`.
+    pub knobs: Vec<(String, String, u64)>,
 }
 
 /// A null_blk device as the guest reports it: a fixed completion latency, a
@@ -193,8 +193,8 @@ impl Machine {
         if self.global.is_none() {
             v.push(("memcg.stats_flush".into(), self.stats_flush.to_string()));
         }
-        for (group, low) in self.lows.iter().filter(|(_, low)| *low > 0) {
-            v.push((format!("cgroup.{group}.memory.low"), size(*low)));
+        for (group, knob, bytes) in &self.knobs {
+            v.push((format!("cgroup.{group}.{knob}"), size(*bytes)));
         }
         v.extend(self.measured.iter().cloned());
         v.extend(self.extra.iter().cloned());
@@ -271,7 +271,7 @@ mod tests {
             swap_dev: None,
             fs_dev: None,
             memory: None,
-            lows: Vec::new(),
+            knobs: Vec::new(),
         }
     }
 

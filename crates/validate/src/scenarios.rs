@@ -26,16 +26,17 @@ pub struct Tenant {
     pub group: String,
     /// Its driver pattern, sizes filled in.
     pub pattern: String,
-    /// `memory.low` of the group, bytes (0: none).
-    pub low_bytes: u64,
+    /// Knobs of the group in bytes: written when it is made, except
+    /// `memory.reclaim`, written once while the drivers run.
+    pub knobs: Vec<(String, u64)>,
 }
 
 /// A tenant of a [`TABLE`] row: group, pattern and `memory.low` with holes.
 struct TenantRow {
     group: &'static str,
     pattern: &'static str,
-    /// `{N/D}` of the run's memory, or empty for none.
-    low: &'static str,
+    /// (knob, `{N/D}` of the run's memory).
+    knobs: &'static [(&'static str, &'static str)],
 }
 
 /// Where a scenario runs.
@@ -75,6 +76,9 @@ pub struct Scenario {
     pub since: (u32, u32),
     /// Workloads in groups of their own, run at once (then `pattern` is empty).
     pub tenants: Vec<Tenant>,
+    /// The simulator can run it; false: the kernel side only (the simulator
+    /// refuses `memory.high` and `memory.reclaim` until it models them, S-CG7).
+    pub sim: bool,
 }
 
 /// A row of [`TABLE`].
@@ -92,6 +96,8 @@ struct Row {
     zswap_pool_pct: Option<u32>,
     since: (u32, u32),
     tenants: &'static [TenantRow],
+    /// The simulator can run it (false: kernel-side only until it models the knobs).
+    sim: bool,
 }
 
 /// A row with the defaults: host and guest, zram, no extra counters, a warm-up run.
@@ -107,6 +113,7 @@ const ROW: Row = Row {
     zswap_pool_pct: None,
     since: (0, 0),
     tenants: &[],
+    sim: true,
 };
 
 /// The page cache's counters.
@@ -120,6 +127,10 @@ const ZSWAP: &[&str] = &["zswpout", "zswpin", "zswpwb"];
 /// `memory.stat` and `memory.events`).
 const TENANTS: &[&str] =
     &["svc.pgmajfault", "svc.workingset_refault_anon", "batch.pgmajfault", "batch.workingset_refault_anon"];
+/// The memory.high tenant's counters.
+const HIGH: &[&str] = &["hi.high", "hi.pgmajfault", "hi.workingset_refault_anon", "hi.pgsteal"];
+/// The memory.reclaim tenant's counters.
+const PROACTIVE: &[&str] = &["pr.pgscan", "pr.pgsteal", "pr.pgmajfault", "pr.workingset_refault_anon"];
 /// Dirty pages' counters.
 const DIRTY: &[&str] =
     &["nr_dirtied", "nr_written", "nr_vmscan_write", "nr_vmscan_immediate_reclaim", "pgrotated", "pgsteal_file"];
@@ -240,9 +251,41 @@ const TABLE: &[Row] = &[
         extra: TENANTS,
         since: (4, 5),
         tenants: &[
-            TenantRow { group: "svc", pattern: "anon-zipf:anon={3/16},ops={ops},alpha=0.8,seed=2", low: "{1/4}" },
-            TenantRow { group: "batch", pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=3", low: "" },
+            TenantRow {
+                group: "svc",
+                pattern: "anon-zipf:anon={3/16},ops={ops},alpha=0.8,seed=2",
+                knobs: &[("memory.low", "{1/4}")],
+            },
+            TenantRow { group: "batch", pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=3", knobs: &[] },
         ],
+        ..ROW
+    },
+    Row {
+        name: "cg-high",
+        global: true,
+        on: On::Guest,
+        extra: HIGH,
+        since: (4, 5),
+        sim: false,
+        tenants: &[TenantRow {
+            group: "hi",
+            pattern: "anon-zipf:anon={1/4},ops={ops},alpha=0.8,seed=4",
+            knobs: &[("memory.high", "{1/8}")],
+        }],
+        ..ROW
+    },
+    Row {
+        name: "cg-reclaim",
+        global: true,
+        on: On::Guest,
+        extra: PROACTIVE,
+        since: (5, 19),
+        sim: false,
+        tenants: &[TenantRow {
+            group: "pr",
+            pattern: "anon-zipf:anon={1/4},ops={ops},alpha=0.8,seed=5",
+            knobs: &[("memory.reclaim", "{1/8}")],
+        }],
         ..ROW
     },
 ];
@@ -337,26 +380,25 @@ pub fn all(scale: Scale, guest: bool) -> Vec<Scenario> {
                 warmup: r.warmup,
                 zswap_pool_pct: r.zswap_pool_pct,
                 since: r.since,
+                sim: r.sim,
                 tenants: r
                     .tenants
                     .iter()
                     .map(|t| Tenant {
                         group: t.group.to_string(),
                         pattern: fill(t.pattern, Scale { limit_mb: base, ..scale }),
-                        low_bytes: if t.low.is_empty() {
-                            0
-                        } else {
-                            fill(t.low, Scale { limit_mb: base, ..scale })
-                                .trim_end_matches('M')
-                                .parse::<u64>()
-                                .expect("TABLE: low")
-                                << 20
-                        },
+                        knobs: t.knobs.iter().map(|&(k, hole)| (k.to_string(), bytes(hole, base))).collect(),
                     })
                     .collect(),
             }
         })
         .collect()
+}
+
+/// `{N/D}` of `base` MiB, in bytes.
+fn bytes(hole: &str, base: u64) -> u64 {
+    let filled = fill(hole, Scale { limit_mb: base, ops: 0, global_ram_mb: 0 });
+    filled.trim_end_matches('M').parse::<u64>().expect("TABLE: a size hole") << 20
 }
 
 /// The scenarios of `set` that `name` selects: one by name, or `all`.
@@ -411,6 +453,17 @@ mod tests {
         assert_eq!(quick("global-mixed-sw0").pattern, "mixed:anon=64M,file=128M,ops=60000,alpha=0.8,share=50,seed=1");
         assert!(!quick("global-dirty").warmup && quick("global-dirty").pattern.ends_with("write=1"));
         assert!(guest.iter().filter(|s| s.name != "global-dirty").all(|s| s.warmup));
+        let low = quick("cg-low");
+        assert_eq!((low.pattern.as_str(), low.tenants.len(), low.global_ram_mb), ("", 2, Some(128)));
+        assert_eq!(low.tenants[0].knobs, [("memory.low".to_string(), 32 << 20)]);
+        assert_eq!(low.tenants[0].pattern, "anon-zipf:anon=24M,ops=60000,alpha=0.8,seed=2");
+        assert!(low.tenants[1].knobs.is_empty() && low.sim);
+        assert!(
+            !quick("cg-high").sim && !quick("cg-reclaim").sim,
+            "the simulator refuses memory.high and memory.reclaim"
+        );
+        assert_eq!(quick("cg-reclaim").tenants[0].knobs, [("memory.reclaim".to_string(), 16 << 20)]);
+        assert_eq!(quick("zswap-blk").since, (6, 8));
         assert_eq!(all(Scale::guest(false), true)[6].pattern, "anon-zipf:anon=256M,ops=500000,alpha=0.8,seed=1");
     }
 
