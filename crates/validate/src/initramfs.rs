@@ -20,6 +20,8 @@ pub const NULLB: &str = "/dev/nullb0";
 /// plan): the pages stored and the pool's size in bytes give the compression.
 pub const ZSWAP_SNAPSHOTS: [&str; 2] =
     ["/sys/kernel/debug/zswap/stored_pages", "/sys/kernel/debug/zswap/pool_total_size"];
+/// When a `memory.reclaim` knob is written, microseconds of guest time into the run.
+const RECLAIM_AFTER_US: u64 = 50_000;
 /// KERNEL: null_blk's timer completion latency in the guest (irqmode=2): a
 /// fixed device latency that stays deterministic under `-icount`.
 pub const NULLB_COMPLETION_NS: u64 = 50_000;
@@ -201,15 +203,18 @@ pub fn init_script(p: &GuestPlan) -> String {
                 t.pattern, t.group
             );
         }
-        // Proactive reclaim one second (guest time) into the run; the write
-        // fails with EAGAIN when less was reclaimed, which is reported.
+        // Proactive reclaim 50 ms (guest time) into the run; the write fails
+        // with EAGAIN when less was reclaimed, which is reported.
+        let mut reclaims = String::new();
         for t in &p.tenants {
             for (_, bytes) in t.knobs.iter().filter(|(k, _)| k == "memory.reclaim") {
-                s += &format!("  (sleep 1; echo {bytes} > {CGROOT}/{}/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &\n", t.group);
+                s += &format!("  (usleep {RECLAIM_AFTER_US}; echo {bytes} > {CGROOT}/{}/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &\n  rpid=$!\n", t.group);
+                reclaims = "  wait $rpid\n".into();
             }
         }
         s += "  status=0\n";
         s += &(0..p.tenants.len()).map(|i| format!("  wait $pid{i} || status=$?\n")).collect::<String>();
+        s += &reclaims;
     }
     s += "  end=$(cut -d' ' -f1 /proc/uptime)\n";
     if !global {
@@ -425,7 +430,8 @@ mod tests {
         };
         let r = init_script(&GuestPlan { tenants: vec![pr], global_ram_mb: Some(256), ..plan() });
         let rpos = |needle: &str| r.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{r}"));
-        assert!(rpos("> /tmp/out.0 2>&1 &") < rpos("(sleep 1; echo 1048576 > /sys/fs/cgroup/pr/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &"));
+        assert!(rpos("> /tmp/out.0 2>&1 &") < rpos("(usleep 50000; echo 1048576 > /sys/fs/cgroup/pr/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &"));
+        assert!(rpos("wait $pid0") < rpos("wait $rpid") && rpos("wait $rpid") < rpos("@section vmstat_after"));
         assert!(rpos("memory.reclaim;") < rpos("wait $pid0"));
         assert!(
             r.contains("cat /tmp/out.0 /tmp/out.reclaim\n")

@@ -27,7 +27,7 @@ pub struct Tenant {
     /// Its driver pattern, sizes filled in.
     pub pattern: String,
     /// Knobs of the group in bytes: written when it is made, except
-    /// `memory.reclaim`, written once while the drivers run.
+    /// `memory.reclaim`, written once 50 ms (guest time) into the run.
     pub knobs: Vec<(String, u64)>,
 }
 
