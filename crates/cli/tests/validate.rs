@@ -382,7 +382,18 @@ fn kernel_and_lru_gen_usage_errors() {
     let out = reclaimsim(&["validate", "anon-seq", "--lru-gen", "on"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--lru-gen needs --kernel debian-*"));
-    let out = reclaimsim(&["validate", "file-seq", "--kernel", "debian-6.12"]);
+    // Memory-group mixed rows run on the host only.
+    let out = reclaimsim(&["validate", "mixed-sw60", "--kernel", "debian-6.12"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scenario `file-seq`; scenarios: all, anon-seq, anon-zipf, hotcold, global-hotcold, global-zipf (a guest kernel runs the anon scenarios only)"), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.contains("unknown scenario `mixed-sw60`; scenarios: all, anon-seq, anon-zipf, hotcold, file-seq,"),
+        "{err}"
+    );
+    assert!(err.contains("global-mixed-sw60") && err.ends_with("(with debian-6.12)\n"), "{err}");
+    let out = reclaimsim(&["validate", "zswap-blk", "--kernel", "debian-6.1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("zswap-blk: needs a kernel of v6.8 or newer"));
+    let out = reclaimsim(&["validate", "all", "--kernel", "debian-6.12", "--cached", "--fresh"]);
+    assert_eq!(out.status.code(), Some(2), "--cached and --fresh exclude each other");
 }

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 pub const PHASE_STAT: &str = "/proc/vmstat";
 
 /// How to call the driver.
-pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH] [--phase N]\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
+pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]... [--phase N]\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
 
 /// Runs the driver's command line (`args` without the program name).
 pub fn main(args: &[String]) -> Result<(), String> {
@@ -41,7 +41,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
             ("run", "--cpu") => {
                 opts.cpu = Some(value.parse().map_err(|_| format!("--cpu {value}: expected a CPU number"))?)
             }
-            ("run", "--snapshot") => opts.snapshot = Some(value.into()),
+            ("run", "--snapshot") => opts.snapshot.push(value.into()),
             ("run", "--phase") => {
                 let every = value.parse().ok().filter(|&n: &u64| n > 0);
                 let every = every.ok_or_else(|| format!("--phase {value}: expected a number of accesses > 0"))?;
@@ -55,7 +55,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         "run" => {
             let done = run_real(&pattern, &opts).map_err(|e| e.to_string())?;
             println!("ops {} digest {}", done.ops, done.digest);
-            if let (Some(path), Some(text)) = (&opts.snapshot, &done.snapshot) {
+            for (path, text) in opts.snapshot.iter().zip(&done.snapshot) {
                 println!("snapshot {} {}", path.display(), text.split_whitespace().collect::<Vec<_>>().join(" "));
             }
             for (ops, text) in &done.phases {

@@ -7,8 +7,7 @@
 
 use crate::pattern::{Op, Pattern, PAGE};
 use crate::trace::Digest;
-use std::fs::File;
-use std::io;
+use std::io::{self, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
@@ -21,9 +20,9 @@ pub struct RealOpts {
     pub cgroup: Option<PathBuf>,
     /// A CPU to pin to.
     pub cpu: Option<usize>,
-    /// A file read after the last access while the pattern's pages are still
+    /// Files read after the last access while the pattern's pages are still
     /// mapped (`/sys/block/zram0/mm_stat`: what zram holds of them).
-    pub snapshot: Option<PathBuf>,
+    pub snapshot: Vec<PathBuf>,
     /// Every this many accesses, read a file (`/proc/vmstat`): the run's phases.
     pub phases: Option<(u64, PathBuf)>,
 }
@@ -35,8 +34,8 @@ pub struct Done {
     pub digest: Digest,
     /// Their count.
     pub ops: u64,
-    /// The text of [`RealOpts::snapshot`], read after the last access.
-    pub snapshot: Option<String>,
+    /// The texts of [`RealOpts::snapshot`], read after the last access.
+    pub snapshot: Vec<String>,
     /// The text of the phase file after every `n`th access, with the count.
     pub phases: Vec<(u64, String)>,
 }
@@ -80,7 +79,7 @@ impl Region {
     }
 
     #[inline]
-    fn touch(&self, page: u32, write: bool) -> u8 {
+    fn touch(&self, page: u32, write: bool, fill: usize, noise: &mut u64) -> u8 {
         let off = page as usize * PAGE as usize;
         assert!(off < self.len, "anon page {page} outside the region");
         // SAFETY: `off` is inside the mapping (checked above); volatile so the access happens.
@@ -88,6 +87,13 @@ impl Region {
             let p = self.base.add(off);
             if write {
                 p.write_volatile((page as u8) | 1);
+                // Bytes that do not compress (xorshift64), after the first.
+                for i in 1..fill.min(PAGE as usize) {
+                    *noise ^= *noise << 13;
+                    *noise ^= *noise >> 7;
+                    *noise ^= *noise << 17;
+                    p.add(i).write_volatile(*noise as u8);
+                }
                 0
             } else {
                 p.read_volatile()
@@ -126,8 +132,13 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "the pattern reads a file: give --file PATH"))
         }
         (Some(path), pages) => {
-            let f = File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-            let len = f.metadata()?.len();
+            let mut f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(p.writes_file())
+                .open(path)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            // The end, not the metadata's length: a block device (the guest's null_blk) has length 0 there.
+            let len = f.seek(SeekFrom::End(0))?;
             if len < pages as u64 * PAGE {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
@@ -155,6 +166,7 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
     let mut digest = Digest::default();
     let mut n = 0u64;
     let mut sink = 0u8;
+    let mut noise = 0x9e37_79b9_7f4a_7c15u64;
     let mut phases = Vec::new();
     let read = |path: &PathBuf| {
         std::fs::read_to_string(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
@@ -168,27 +180,27 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
         digest.add(op);
         n += 1;
         match op {
-            Op::Anon { page, write } => sink ^= region.touch(page, write),
-            Op::File { page } => {
+            Op::Anon { page, write } => sink ^= region.touch(page, write, p.fill as usize, &mut noise),
+            Op::File { page, write } => {
                 let f = file.as_ref().expect("file opened for a pattern with file pages");
-                // SAFETY: reads at most one page into a buffer of one page.
-                let got = unsafe {
-                    libc::pread(
-                        f.as_raw_fd(),
-                        buf.as_mut_ptr() as *mut libc::c_void,
-                        PAGE as usize,
-                        (page as u64 * PAGE) as libc::off_t,
-                    )
+                let (fd, off) = (f.as_raw_fd(), (page as u64 * PAGE) as libc::off_t);
+                let got = if write {
+                    buf[0] = page as u8 | 1;
+                    // SAFETY: writes one page from a buffer of one page.
+                    unsafe { libc::pwrite(fd, buf.as_ptr() as *const libc::c_void, PAGE as usize, off) }
+                } else {
+                    // SAFETY: reads at most one page into a buffer of one page.
+                    unsafe { libc::pread(fd, buf.as_mut_ptr() as *mut libc::c_void, PAGE as usize, off) }
                 };
                 if got != PAGE as isize {
-                    return Err(os_err(&format!("pread of file page {page}")));
+                    return Err(os_err(&format!("{} of file page {page}", if write { "pwrite" } else { "pread" })));
                 }
                 sink ^= buf[0];
             }
         }
     }
     std::hint::black_box(sink);
-    let snapshot = opts.snapshot.as_ref().map(read).transpose()?;
+    let snapshot = opts.snapshot.iter().map(read).collect::<io::Result<Vec<String>>>()?;
     drop(region);
     Ok(Done { digest, ops: n, snapshot, phases })
 }
@@ -202,15 +214,45 @@ mod tests {
         let p = Pattern::parse("anon-seq:anon=64K,passes=2").unwrap();
         let path = std::env::temp_dir().join(format!("reclaimsim-driver-snapshot-{}", std::process::id()));
         std::fs::write(&path, "1 2 3\n").unwrap();
-        let done = run_real(&p, &RealOpts { snapshot: Some(path.clone()), ..RealOpts::default() }).unwrap();
+        let done =
+            run_real(&p, &RealOpts { snapshot: vec![path.clone(), path.clone()], ..RealOpts::default() }).unwrap();
         std::fs::remove_file(&path).unwrap();
         let mut want = Digest::default();
         p.ops().for_each(|op| want.add(op));
         assert_eq!((done.digest, done.ops), (want, 32));
-        assert_eq!(done.snapshot.as_deref(), Some("1 2 3\n"));
-        assert_eq!(run_real(&p, &RealOpts::default()).unwrap().snapshot, None);
-        let missing = RealOpts { snapshot: Some("/nonexistent/mm_stat".into()), ..RealOpts::default() };
+        assert_eq!(done.snapshot, ["1 2 3\n", "1 2 3\n"]);
+        assert!(run_real(&p, &RealOpts::default()).unwrap().snapshot.is_empty());
+        let missing = RealOpts { snapshot: vec!["/nonexistent/mm_stat".into()], ..RealOpts::default() };
         assert!(run_real(&p, &missing).unwrap_err().to_string().starts_with("/nonexistent/mm_stat: "));
+    }
+
+    #[test]
+    fn fill_writes_bytes_that_do_not_compress() {
+        // Sixteen stores, one page each: page 0's bytes after the first are noise.
+        let p = Pattern::parse("anon-zipf:anon=4K,ops=15,fill=4096").unwrap();
+        assert_eq!(p.fill, 4096);
+        let region = Region::new(1).unwrap();
+        let mut noise = 1u64;
+        region.touch(0, true, p.fill as usize, &mut noise);
+        // SAFETY: the region's one page.
+        let page = unsafe { std::slice::from_raw_parts(region.base, PAGE as usize) };
+        let distinct: std::collections::BTreeSet<u8> = page.iter().copied().collect();
+        assert!(distinct.len() > 200, "{} distinct byte values", distinct.len());
+        region.touch(0, true, 0, &mut noise);
+        assert_eq!(Pattern::parse("anon-zipf:anon=4K").unwrap().fill, 0);
+    }
+
+    #[test]
+    fn file_writes_reach_the_file() {
+        let path = std::env::temp_dir().join(format!("reclaimsim-driver-write-{}", std::process::id()));
+        std::fs::write(&path, vec![0u8; 4 * PAGE as usize]).unwrap();
+        let p = Pattern::parse("file-seq:file=16K,passes=1,write=1").unwrap();
+        let done = run_real(&p, &RealOpts { file: Some(path.clone()), ..RealOpts::default() }).unwrap();
+        let data = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(done.ops, 4);
+        // Each page starts with its own index, odd.
+        assert_eq!([data[0], data[PAGE as usize], data[3 * PAGE as usize]], [1, 1, 3]);
     }
 
     #[test]

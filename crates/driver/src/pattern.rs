@@ -18,10 +18,12 @@ pub enum Op {
         /// A store.
         write: bool,
     },
-    /// A one-page `pread()` of page `page` of the file.
+    /// A one-page `pread()` (or, writing, `pwrite()`) of page `page` of the file.
     File {
         /// Page index.
         page: u32,
+        /// A `pwrite()` of the whole page (dirties it in the page cache).
+        write: bool,
     },
 }
 
@@ -52,16 +54,24 @@ pub const PATTERNS: &[PatternDef] = &[
     PatternDef { name: "anon-seq", summary: "sequential store passes over an anonymous region", params: &[("anon", "192M"), ("passes", "4")] },
     PatternDef {
         name: "anon-zipf",
-        summary: "stores to every anonymous page, then zipf(alpha) accesses (seeded)",
-        params: &[("anon", "192M"), ("ops", "1000000"), ("alpha", "0.8"), ("seed", "1"), ("write", "1")],
+        summary: "stores to every anonymous page, then zipf(alpha) accesses (seeded); fill=N: N bytes of each store do not compress",
+        params: &[("anon", "192M"), ("ops", "1000000"), ("alpha", "0.8"), ("seed", "1"), ("write", "1"), ("fill", "0")],
     },
     PatternDef {
         name: "hotcold",
         summary: "seed 004: cold region, hot-1 activated while cold is resident, hot-2, then a step of cold and all of hot-2 each round",
         params: &[("anon", "128M"), ("hot", "32M"), ("step", "32M"), ("activate", "2"), ("rounds", "8")],
     },
-    PatternDef { name: "file-seq", summary: "sequential one-page preads over a file, repeated passes", params: &[("file", "192M"), ("passes", "4")] },
-    PatternDef { name: "file-zipf", summary: "zipf(alpha) one-page preads of a file (seeded)", params: &[("file", "192M"), ("ops", "1000000"), ("alpha", "0.8"), ("seed", "1")] },
+    PatternDef {
+        name: "file-seq",
+        summary: "sequential one-page preads (write=1: pwrites) over a file, repeated passes",
+        params: &[("file", "192M"), ("passes", "4"), ("write", "0")],
+    },
+    PatternDef {
+        name: "file-zipf",
+        summary: "zipf(alpha) one-page preads (write=1: pwrites) of a file (seeded)",
+        params: &[("file", "192M"), ("ops", "1000000"), ("alpha", "0.8"), ("seed", "1"), ("write", "0")],
+    },
     PatternDef {
         name: "mixed",
         summary: "stores to every anonymous page, then zipf accesses to anon and zipf preads of a file, `share` percent to the file (seeded)",
@@ -96,6 +106,9 @@ pub struct Pattern {
     pub file_pages: u32,
     phases: Vec<Phase>,
     seed: u64,
+    /// Bytes of every anonymous store that do not compress (`fill=`; at
+    /// least the first byte is written): the real run's page contents only.
+    pub fill: u32,
 }
 
 fn parse_size(key: &str, v: &str) -> Result<u32, PatternError> {
@@ -204,12 +217,13 @@ impl Pattern {
                     start: 0,
                     len: file_pages,
                     passes: int("passes")? as u32,
-                    write: false,
+                    write: int("write")? != 0,
                 }]
             }
             "file-zipf" => {
                 file_pages = size("file")?;
-                vec![Phase::Zipf { file: true, sampler: zipf(file_pages, 2)?, ops: int("ops")?, write: false }]
+                let write = int("write")? != 0;
+                vec![Phase::Zipf { file: true, sampler: zipf(file_pages, 2)?, ops: int("ops")?, write }]
             }
             "mixed" => {
                 anon_pages = size("anon")?;
@@ -228,12 +242,21 @@ impl Pattern {
             }
             _ => unreachable!("pattern {name} listed in PATTERNS"),
         };
-        Ok(Pattern { canonical, anon_pages, file_pages, phases, seed })
+        let fill = if def.params.iter().any(|p| p.0 == "fill") { int("fill")?.min(PAGE) as u32 } else { 0 };
+        Ok(Pattern { canonical, anon_pages, file_pages, phases, seed, fill })
     }
 
     /// Total accesses.
     pub fn len(&self) -> u64 {
         self.phases.iter().map(Phase::len).sum()
+    }
+
+    /// True if the pattern writes file pages (the file is opened for writing).
+    pub fn writes_file(&self) -> bool {
+        self.phases.iter().any(|ph| match ph {
+            Phase::Sweep { file, write, .. } | Phase::Zipf { file, write, .. } => *file && *write,
+            Phase::Mixed { .. } => false,
+        })
     }
 
     /// True if the pattern makes no access.
@@ -268,14 +291,19 @@ impl Iterator for Ops<'_> {
             }
             let i = self.i;
             self.i += 1;
-            let op =
-                |file: bool, page: u32, write: bool| if file { Op::File { page } } else { Op::Anon { page, write } };
+            let op = |file: bool, page: u32, write: bool| {
+                if file {
+                    Op::File { page, write }
+                } else {
+                    Op::Anon { page, write }
+                }
+            };
             return Some(match ph {
                 Phase::Sweep { file, start, len, write, .. } => op(*file, start + (i % *len as u64) as u32, *write),
                 Phase::Zipf { file, sampler, write, .. } => op(*file, sampler.sample(&mut self.rng), *write),
                 Phase::Mixed { anon, file, share, write, .. } => {
                     if self.rng.below(100) < *share {
-                        Op::File { page: file.sample(&mut self.rng) }
+                        Op::File { page: file.sample(&mut self.rng), write: false }
                     } else {
                         Op::Anon { page: anon.sample(&mut self.rng), write: *write }
                     }

@@ -37,7 +37,7 @@ impl Digest {
     pub fn add(&mut self, op: Op) {
         let (kind, page, write) = match op {
             Op::Anon { page, write } => (b'a', page, write as u8),
-            Op::File { page } => (b'f', page, 0),
+            Op::File { page, write } => (b'f', page, write as u8),
         };
         for b in [kind].into_iter().chain(page.to_le_bytes()).chain([write]) {
             self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
@@ -59,7 +59,8 @@ pub fn write_trace(p: &Pattern, out: &mut dyn Write) -> io::Result<Digest> {
         d.add(op);
         match op {
             Op::Anon { page, write } => writeln!(out, "a {page} {}", if write { 'w' } else { 'r' })?,
-            Op::File { page } => writeln!(out, "f {page}")?,
+            Op::File { page, write: false } => writeln!(out, "f {page}")?,
+            Op::File { page, write: true } => writeln!(out, "f {page} w")?,
         }
     }
     writeln!(out, "end {d}")?;
@@ -150,9 +151,9 @@ pub fn read_trace(input: &mut dyn BufRead) -> Result<Trace, TraceError> {
             (Some("a"), Some(page), Some("w" | "r")) if page < anon_pages => {
                 Op::Anon { page, write: rest == Some("w") }
             }
-            (Some("f"), Some(page), None) if page < file_pages => Op::File { page },
+            (Some("f"), Some(page), None | Some("w")) if page < file_pages => Op::File { page, write: rest.is_some() },
             (Some("a" | "f"), Some(_), _) => return Err(bad("page out of range or bad access mode")),
-            _ => return Err(bad("expected `a PAGE w|r` or `f PAGE`")),
+            _ => return Err(bad("expected `a PAGE w|r` or `f PAGE [w]`")),
         };
         digest.add(op);
         ops.push(op);
@@ -182,5 +183,22 @@ mod tests {
         assert!(e.msg.contains("page out of range"), "{e}");
         let truncated: String = text.lines().take(10).map(|l| format!("{l}\n")).collect();
         assert_eq!(read_trace(&mut truncated.as_bytes()).unwrap_err().line, 11);
+    }
+
+    #[test]
+    fn file_writes_round_trip_and_change_the_digest() {
+        let trace = |spec: &str| {
+            let mut buf = Vec::new();
+            let d = write_trace(&Pattern::parse(spec).unwrap(), &mut buf).unwrap();
+            (read_trace(&mut &buf[..]).unwrap(), d, String::from_utf8(buf).unwrap())
+        };
+        let (w, dw, text) = trace("file-seq:file=16K,passes=1,write=1");
+        assert!(text.contains("\nf 0 w\nf 1 w\n"), "{text}");
+        assert_eq!(w.ops[3], Op::File { page: 3, write: true });
+        let (r, dr, _) = trace("file-seq:file=16K,passes=1");
+        assert_eq!(r.ops[3], Op::File { page: 3, write: false });
+        assert_ne!(dw, dr, "a write is not a read");
+        let bad = text.replacen("f 0 w", "f 0 x", 1);
+        assert!(read_trace(&mut bad.as_bytes()).unwrap_err().msg.contains("bad access mode"));
     }
 }

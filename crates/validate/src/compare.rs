@@ -16,6 +16,8 @@ enum Source {
     Memcg,
     /// The `/proc/vmstat` delta over the run.
     Vmstat,
+    /// A tenant group's `memory.stat` and `memory.events` (`GROUP.COUNTER`).
+    Group,
 }
 
 /// The counters of the done-when criterion, then informational ones.
@@ -56,13 +58,18 @@ const GLOBAL_COUNTERS: &[(&str, Source, bool)] = &[
     ("pgfault", Source::Vmstat, false),
 ];
 
-/// The compared counters of `scenario`.
-fn counters(scenario: &Scenario) -> &'static [(&'static str, Source, bool)] {
-    if scenario.global_ram_mb.is_some() {
-        GLOBAL_COUNTERS
-    } else {
-        COUNTERS
+/// The compared counters of `scenario`: its scope's, with the scenario's
+/// extra counters (from `/proc/vmstat`) in the criterion.
+fn counters(scenario: &Scenario) -> Vec<(&'static str, Source, bool)> {
+    let mut v = if scenario.global_ram_mb.is_some() { GLOBAL_COUNTERS } else { COUNTERS }.to_vec();
+    for &name in scenario.extra {
+        let src = if name.contains('.') { Source::Group } else { Source::Vmstat };
+        match v.iter_mut().find(|c| c.0 == name) {
+            Some(c) => (c.1, c.2) = (src, true),
+            None => v.push((name, src, true)),
+        }
     }
+    v
 }
 
 /// `name` in `entries`; `allocstall` sums the `allocstall_*` entries.
@@ -103,19 +110,34 @@ pub struct KernelRun {
     pub start: Stats,
     /// `/proc/vmstat` deltas from the run's start at each phase boundary (`--phases`).
     pub phases: Vec<(u64, Stats)>,
+    /// Each tenant group's `memory.stat` and `memory.events` at the end.
+    pub groups: std::collections::BTreeMap<String, Stats>,
 }
 
 impl KernelRun {
-    /// The `snapshot /sys/block/zram0/mm_stat ...` line of the driver's output.
+    /// The `snapshot /sys/block/zram0/mm_stat ...` line of the driver's
+    /// output; of several drivers' (tenants), the one with the most data
+    /// stored (the first field), which the last driver to finish saw.
     pub fn zram_snapshot(driver_output: &str) -> Option<String> {
         let prefix = format!("snapshot {} ", crate::ZRAM_MM_STAT);
-        driver_output.lines().find_map(|l| l.strip_prefix(&prefix).map(str::to_string))
+        let stored = |s: &String| s.split_whitespace().next().and_then(|w| w.parse::<u64>().ok()).unwrap_or(0);
+        driver_output.lines().filter_map(|l| l.strip_prefix(&prefix).map(str::to_string)).max_by_key(stored)
     }
 }
 
 impl KernelRun {
     fn get(&self, name: &str, src: Source) -> f64 {
-        let m = if src == Source::Memcg { &self.memcg } else { &self.vmstat };
+        let (m, name) = match src {
+            Source::Memcg => (&self.memcg, name),
+            Source::Vmstat => (&self.vmstat, name),
+            Source::Group => {
+                let (group, counter) = name.split_once('.').expect("GROUP.COUNTER");
+                match self.groups.get(group) {
+                    Some(m) => (m, counter),
+                    None => return 0.0,
+                }
+            }
+        };
         lookup(m.iter().map(|(n, &v)| (n.as_str(), v)), name)
     }
 }
@@ -151,11 +173,15 @@ impl Row {
     /// (sim - kernel) / kernel; `None` when the kernel counted nothing.
     pub fn rel_error(&self) -> Option<f64> {
         let k = self.kernel_mean();
-        (k > 0.0).then(|| (self.sim - k) / k)
+        (k > 0.0 && self.compared()).then(|| (self.sim - k) / k)
     }
-    /// Within tolerance.
+    /// The simulator ran (a kernel-side-only scenario has `sim` NaN).
+    pub fn compared(&self) -> bool {
+        !self.sim.is_nan()
+    }
+    /// Compared and within tolerance.
     pub fn ok(&self) -> bool {
-        within(self.kernel_mean(), self.sim)
+        self.compared() && within(self.kernel_mean(), self.sim)
     }
 }
 
@@ -174,17 +200,26 @@ pub struct Comparison {
 }
 
 fn report_value(r: &RunReport, name: &str, src: Source) -> f64 {
-    let list = if src == Source::Memcg { &r.memcg } else { &r.vmstat };
+    let list = match src {
+        Source::Memcg => &r.memcg,
+        Source::Vmstat => &r.vmstat,
+        Source::Group => {
+            let (group, counter) = name.split_once('.').expect("GROUP.COUNTER");
+            let Some(g) = r.cgroups.iter().find(|g| g.path == group) else { return 0.0 };
+            return lookup(g.stat.iter().chain(&g.events).map(|&(n, v)| (n, v)), counter);
+        }
+    };
     lookup(list.iter().map(|&(n, v)| (n, v)), name)
 }
 
 impl Comparison {
-    /// Compares `runs` with the simulator's `report`.
+    /// Compares `runs` with the simulator's `report` (`None`: the scenario is
+    /// kernel-side only, the simulator cannot run it yet).
     pub fn new(
         scenario: Scenario,
         machine: Machine,
         runs: Vec<KernelRun>,
-        report: RunReport,
+        report: Option<RunReport>,
         sim_seconds: f64,
     ) -> Comparison {
         let rows = counters(&scenario)
@@ -193,26 +228,27 @@ impl Comparison {
                 name,
                 criterion,
                 kernel: runs.iter().map(|r| r.get(name, src)).collect(),
-                sim: report_value(&report, name, src),
+                sim: report.as_ref().map_or(f64::NAN, |report| report_value(report, name, src)),
             })
             .collect();
-        let phases = runs
-            .first()
-            .and_then(|r| PhaseTable::new(&r.phases, &r.vmstat, report.accesses, &report.snapshots, &report.vmstat));
+        let phases = runs.first().zip(report.as_ref()).and_then(|(r, report)| {
+            PhaseTable::new(&r.phases, &r.vmstat, report.accesses, &report.snapshots, &report.vmstat)
+        });
         Comparison {
             scenario,
             machine,
             runs,
             rows,
             sim_seconds,
-            sim_virtual_s: report.threads.iter().map(|t| t.end_ns).max().unwrap_or(0) as f64 / 1e9,
+            sim_virtual_s: report.map_or(0, |r| r.threads.iter().map(|t| t.end_ns).max().unwrap_or(0)) as f64 / 1e9,
             phases,
         }
     }
 
-    /// Every criterion counter within tolerance.
+    /// Every compared criterion counter within tolerance (true for a
+    /// kernel-side-only scenario).
     pub fn all_within(&self) -> bool {
-        self.rows.iter().filter(|r| r.criterion).all(Row::ok)
+        self.rows.iter().filter(|r| r.criterion && r.compared()).all(Row::ok)
     }
 
     /// The side-by-side table.
@@ -240,6 +276,8 @@ impl Comparison {
             let err = r.rel_error().map_or("-".into(), |e| format!("{:+.1}%", e * 100.0));
             let verdict = if !r.criterion {
                 "(info)"
+            } else if !r.compared() {
+                "-"
             } else if r.ok() {
                 "yes"
             } else {
@@ -283,19 +321,26 @@ impl Comparison {
     }
 }
 
-/// The markdown tables of the criterion counters, one for memory-group and one
-/// for global scenarios: one row per scenario, cells `kernel / simulator
-/// (error)`, misses in bold.
+/// The markdown tables of the criterion counters, one per set of compared
+/// counters (memory-group and global scenarios, each with their extra
+/// counters), in order of first appearance: one row per scenario, cells
+/// `kernel / simulator (error)`, misses in bold; then the count of cells within.
 pub fn markdown(results: &[&Comparison], command: &str, setup: &str) -> String {
     let mut s = format!("Generated by `{command}` ({setup}).\n");
     s += "Cells: kernel mean / simulator (relative error); **bold** = outside ±10% (±100 below 1000).\n";
-    for global in [false, true] {
-        let part: Vec<&Comparison> =
-            results.iter().copied().filter(|c| c.scenario.global_ram_mb.is_some() == global).collect();
-        if let Some(first) = part.first() {
-            s += &format!("\n{}", table(&part, counters(&first.scenario)));
+    let mut sets: Vec<Vec<(&str, Source, bool)>> = Vec::new();
+    for c in results {
+        let set = counters(&c.scenario);
+        if !sets.contains(&set) {
+            sets.push(set);
         }
     }
+    for set in &sets {
+        let part: Vec<&Comparison> = results.iter().copied().filter(|c| counters(&c.scenario) == *set).collect();
+        s += &format!("\n{}", table(&part, set));
+    }
+    let cells: Vec<&Row> = results.iter().flat_map(|c| c.rows.iter().filter(|r| r.criterion && r.compared())).collect();
+    s += &format!("\nCells within: {} of {}.\n", cells.iter().filter(|r| r.ok()).count(), cells.len());
     s
 }
 
@@ -311,8 +356,8 @@ fn table(results: &[&Comparison], counters: &[(&str, Source, bool)]) -> String {
             .filter(|r| r.criterion)
             .map(|r| {
                 let e = r.rel_error().map_or(String::new(), |e| format!(" ({:+.1}%)", e * 100.0));
-                let cell = format!("{:.0} / {:.0}{e}", r.kernel_mean(), r.sim);
-                if r.ok() {
+                let cell = format!("{:.0} / {:.0}{e}", r.kernel_mean(), r.sim).replace("NaN", "-");
+                if r.ok() || !r.compared() {
                     cell
                 } else {
                     format!("**{cell}**")
@@ -323,7 +368,13 @@ fn table(results: &[&Comparison], counters: &[(&str, Source, bool)]) -> String {
             "| {} | {} | {} |\n",
             c.scenario.name,
             cells.join(" | "),
-            if c.all_within() { "yes" } else { "no" }
+            if c.rows.iter().all(|r| !r.compared()) {
+                "kernel only"
+            } else if c.all_within() {
+                "yes"
+            } else {
+                "no"
+            }
         );
     }
     s
@@ -357,6 +408,13 @@ mod tests {
         assert!(!within(500.0, 601.0));
         assert!(within(0.0, 100.0));
         assert!(!within(1000.0, 1101.0));
+    }
+
+    #[test]
+    fn the_fullest_zram_snapshot_of_several_drivers() {
+        let out = "snapshot /sys/block/zram0/mm_stat 100 5 0 0 0 0\nops 1\nsnapshot /sys/block/zram0/mm_stat 9000 90 0 0 0 0\nsnapshot /sys/block/zram0/mm_stat 800 8 0 0 0 0\n";
+        assert_eq!(KernelRun::zram_snapshot(out).as_deref(), Some("9000 90 0 0 0 0"));
+        assert_eq!(KernelRun::zram_snapshot("ops 1\n"), None);
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct GuestRun {
     pub vmstat_after: Stats,
     /// The group's `memory.stat` after the run.
     pub memory_stat: Stats,
+    /// Each tenant group's `memory.stat` and `memory.events` after the run (`@section group NAME`).
+    pub groups: std::collections::BTreeMap<String, Stats>,
     /// The driver's standard output (`ops N digest D`) and errors.
     pub driver: String,
     /// The driver's exit status.
@@ -86,6 +88,9 @@ pub fn parse(text: &str) -> Result<GuestReport, String> {
             "vmstat_after" => r.vmstat_after = parse_stats(&src, &body)?,
             "memory_stat" => r.memory_stat = parse_stats(&src, &body)?,
             "driver" => r.driver = body,
+            group if group.starts_with("group ") => {
+                r.groups.insert(group["group ".len()..].to_string(), parse_stats(&src, &body)?);
+            }
             _ => return Err(format!("guest output line {at}: unknown section `{name}`")),
         }
         Ok(())
@@ -178,6 +183,11 @@ mod tests {
         assert!(r.runs[1].vmstat_after.is_empty());
         let g = parse("@guest k=1\n@run 0\n@section start\nMemFree 150000\nzone_DMA32_min 400\n@section vmstat_before\npswpin 0\n@end\n@done\n").unwrap();
         assert_eq!((g.runs[0].start["MemFree"], g.runs[0].start["zone_DMA32_min"]), (150_000, 400));
+        let t = parse(
+            "@guest k=1\n@run 0\n@section group svc\nanon 4096\nlow 3\n@section group batch\nlow 0\n@end\n@done\n",
+        )
+        .unwrap();
+        assert_eq!((t.runs[0].groups["svc"]["low"], t.runs[0].groups["batch"]["low"]), (3, 0));
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub struct Family {
     /// The kernel flushes memcg statistics rarely (pitfall 1): the simulator
     /// flushes as often as the guest's poller did, else it reads exact values.
     pub stale_stats: bool,
+    /// The kernel's version (major, minor): scenarios of newer kernels' features are left out.
+    pub version: (u32, u32),
 }
 
 /// The supported families, 2020-2026, each with the simulator profiles of its
@@ -44,6 +46,7 @@ pub const FAMILIES: &[Family] = &[
         classic: "v5.10",
         mglru: None,
         stale_stats: false,
+        version: (5, 10),
     },
     Family {
         name: "debian-6.1",
@@ -52,6 +55,7 @@ pub const FAMILIES: &[Family] = &[
         classic: "v6.1-classic",
         mglru: Some("v6.1-mglru"),
         stale_stats: false,
+        version: (6, 1),
     },
     Family {
         name: "debian-6.12",
@@ -60,6 +64,7 @@ pub const FAMILIES: &[Family] = &[
         classic: "v6.12-classic",
         mglru: Some("v6.12-mglru"),
         stale_stats: true,
+        version: (6, 12),
     },
     Family {
         name: "debian-7.2",
@@ -68,11 +73,16 @@ pub const FAMILIES: &[Family] = &[
         classic: "v7.2-classic",
         mglru: Some("v7.2-mglru"),
         stale_stats: true,
+        version: (7, 2),
     },
 ];
 
-/// The module the guest needs (with its dependencies).
-const ROOT_MODULE: &str = "zram";
+/// The modules the guest loads (with their dependencies), each with the cache
+/// file listing them in load order: zram for swap, null_blk for block devices.
+const ROOTS: [(&str, &str); 2] = [("zram", "modules.order"), ("null_blk", NULLB_ORDER)];
+/// The load order of null_blk and its dependencies in the cache (added to
+/// kernels cached before block devices were used).
+const NULLB_ORDER: &str = "nullb.order";
 
 impl Family {
     /// Looks a family up by its `--kernel` name.
@@ -140,8 +150,10 @@ pub struct Kernel {
     pub dir: PathBuf,
     /// `vmlinuz`.
     pub image: PathBuf,
-    /// Module files, in load order.
+    /// zram's module files, in load order.
     pub modules: Vec<PathBuf>,
+    /// null_blk's module files (block devices in the guest), in load order.
+    pub nullb_modules: Vec<PathBuf>,
 }
 
 /// The cache root: `$XDG_CACHE_HOME/reclaimsim/kernels`, else `~/.cache/...`.
@@ -157,17 +169,23 @@ pub fn cache_root() -> Result<PathBuf, String> {
     Ok(base.join("reclaimsim").join("kernels"))
 }
 
-const ORDER_FILE: &str = "modules.order";
-
-fn load_cached(dir: &Path, package: &str) -> Option<Kernel> {
-    let order = fs::read_to_string(dir.join(ORDER_FILE)).ok()?;
+/// The modules an order file of `dir` lists, if it exists and they all do.
+fn ordered(dir: &Path, order_file: &str) -> Option<Vec<PathBuf>> {
+    let order = fs::read_to_string(dir.join(order_file)).ok()?;
     let modules: Vec<PathBuf> = order.lines().filter(|l| !l.is_empty()).map(|l| dir.join(l)).collect();
+    modules.iter().all(|m| m.exists()).then_some(modules)
+}
+
+/// The cached kernel in `dir`; its null_blk modules may be missing (empty).
+fn load_cached(dir: &Path, package: &str) -> Option<Kernel> {
     let image = dir.join("vmlinuz");
-    (image.exists() && modules.iter().all(|m| m.exists())).then(|| Kernel {
+    image.exists().then_some(())?;
+    Some(Kernel {
         package: package.to_string(),
         dir: dir.to_path_buf(),
         image,
-        modules,
+        modules: ordered(dir, ROOTS[0].1)?,
+        nullb_modules: ordered(dir, ROOTS[1].1).unwrap_or_default(),
     })
 }
 
@@ -250,21 +268,33 @@ fn is_image(path: &str) -> bool {
     path.starts_with("./boot/vmlinuz-") || (path.contains("/modules/") && path.ends_with("/vmlinuz"))
 }
 
-/// Unpacks the packages `debs` into `dir`: `vmlinuz` and `ROOT_MODULE` with
-/// its dependencies, decompressed; writes the load order last (the cache
-/// entry is complete then).
-fn unpack(debs: &[PathBuf], dir: &Path) -> Result<(), String> {
+/// Unpacks the packages `debs` into `dir`: `vmlinuz` (with `image`) and the
+/// `roots` modules with their dependencies, decompressed; writes each root's
+/// load order file after its modules (the cache entry is complete then).
+fn unpack(debs: &[PathBuf], dir: &Path, image: bool, roots: &[(&str, &str)]) -> Result<(), String> {
     let mut members: Vec<(&Path, String)> = Vec::new();
     for deb in debs {
         let listing = String::from_utf8_lossy(&tar(deb, "-t", dir)?).into_owned();
         members.extend(listing.lines().map(|l| (deb.as_path(), l.to_string())));
     }
-    let (deb, image) = members.iter().find(|(_, l)| is_image(l)).ok_or("no kernel image (vmlinuz) in the packages")?;
-    tar(deb, &format!("-xO '{image}' > vmlinuz"), dir)?;
+    if image {
+        let (deb, image) =
+            members.iter().find(|(_, l)| is_image(l)).ok_or("no kernel image (vmlinuz) in the packages")?;
+        tar(deb, &format!("-xO '{image}' > vmlinuz"), dir)?;
+    }
+    for (root, order_file) in roots {
+        unpack_modules(&members, dir, root, order_file)?;
+    }
+    Ok(())
+}
+
+/// Unpacks module `root` and its dependencies from `members` into `dir`, then
+/// writes their load order to `order_file`.
+fn unpack_modules(members: &[(&Path, String)], dir: &Path, root: &str, order_file: &str) -> Result<(), String> {
     let member_of = |name: &str| members.iter().find(|(_, l)| module_name(l).as_deref() == Some(name));
     // Depth-first: a module after everything it depends on.
     let mut order: Vec<String> = Vec::new();
-    let mut stack: Vec<(String, bool)> = vec![(ROOT_MODULE.to_string(), false)];
+    let mut stack: Vec<(String, bool)> = vec![(root.to_string(), false)];
     while let Some((name, deps_done)) = stack.pop() {
         let file = format!("{name}.ko");
         if order.contains(&file) {
@@ -283,46 +313,76 @@ fn unpack(debs: &[PathBuf], dir: &Path) -> Result<(), String> {
         stack.push((name, true));
         stack.extend(deps.into_iter().filter(|m| !order.contains(&format!("{m}.ko"))).map(|m| (m, false)));
     }
-    crate::write_atomic(&dir.join(ORDER_FILE), (order.join("\n") + "\n").as_bytes())
+    crate::write_atomic(&dir.join(order_file), (order.join("\n") + "\n").as_bytes())
 }
 
 /// The kernel of `family`: the newest cached one, else the newest package of
 /// its release, downloaded and unpacked into the cache. Progress goes to stderr.
 pub fn fetch(family: &Family) -> Result<Kernel, String> {
     let root = cache_root()?;
+    let apt = || -> Result<Apt, String> {
+        let apt = Apt::new(&root.join("apt").join(family.name), family.suites)?;
+        apt.update(false)?;
+        Ok(apt)
+    };
     if let Some(k) = cached(family, &root) {
-        return Ok(k);
+        if !k.nullb_modules.is_empty() {
+            return Ok(k);
+        }
+        // Cached before block devices were used: the same package's null_blk modules.
+        eprintln!("reclaimsim validate: fetching null_blk of {} into {}", k.package, k.dir.display());
+        download_unpack(&apt()?, &root, &k.package, &k.dir, false, &ROOTS[1..])?;
+        return load_cached(&k.dir, &k.package)
+            .ok_or_else(|| format!("{}: incomplete after unpacking", k.dir.display()));
     }
-    let apt = Apt::new(&root.join("apt").join(family.name), family.suites)?;
-    apt.update(false)?;
+    let apt = apt()?;
     let package = newest_package(family, &apt)?;
     let dir = root.join(&package);
     let partial = root.join(format!(".{package}.partial.{}", std::process::id()));
-    fs::create_dir_all(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
     eprintln!("reclaimsim validate: fetching {package} into {}", dir.display());
-    let result = (|| {
-        let set = package_set(&package, &apt)?;
-        let args: Vec<&str> = std::iter::once("download").chain(set.iter().map(String::as_str)).collect();
-        // Lists older than the archive name removed files: read them again once.
-        if apt.run("apt-get", &args, &partial).is_err() {
-            apt.update(true)?;
-            apt.run("apt-get", &args, &partial)?;
-        }
-        let debs: Vec<PathBuf> = fs::read_dir(&partial)
-            .map_err(|e| e.to_string())?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "deb"))
-            .collect();
-        unpack(&debs, &partial)?;
-        debs.iter().try_for_each(|d| fs::remove_file(d).map_err(|e| e.to_string()))?;
+    let result = download_unpack(&apt, &root, &package, &partial, true, &ROOTS).and_then(|()| {
         fs::rename(&partial, &dir).map_err(|e| format!("{} -> {}: {e}", partial.display(), dir.display()))
-    })();
+    });
     if result.is_err() {
         let _ = fs::remove_dir_all(&partial);
     }
     result?;
     load_cached(&dir, &package).ok_or_else(|| format!("{}: incomplete after unpacking", dir.display()))
+}
+
+/// Downloads `package` (with its split parts) into a scratch directory under
+/// `root`, unpacks the image (with `image`) and `roots` into `dir`, removes the
+/// scratch directory.
+fn download_unpack(
+    apt: &Apt,
+    root: &Path,
+    package: &str,
+    dir: &Path,
+    image: bool,
+    roots: &[(&str, &str)],
+) -> Result<(), String> {
+    let debs_dir = root.join(format!(".{package}.debs.{}", std::process::id()));
+    for d in [dir, &debs_dir] {
+        fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    let result = (|| {
+        let set = package_set(package, apt)?;
+        let args: Vec<&str> = std::iter::once("download").chain(set.iter().map(String::as_str)).collect();
+        // Lists older than the archive name removed files: read them again once.
+        if apt.run("apt-get", &args, &debs_dir).is_err() {
+            apt.update(true)?;
+            apt.run("apt-get", &args, &debs_dir)?;
+        }
+        let debs: Vec<PathBuf> = fs::read_dir(&debs_dir)
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "deb"))
+            .collect();
+        unpack(&debs, dir, image, roots)
+    })();
+    let _ = fs::remove_dir_all(&debs_dir);
+    result
 }
 
 #[cfg(test)]

@@ -14,12 +14,17 @@ use super::scenarios::{self, Scale, Scenario};
 use super::{console, cpio, host, replay, stat, trace_of, write_json, Stop, ValidateArgs};
 use anyhow::Result;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// zram size in the guest (and the simulator's swap).
 const SWAP_BYTES: u64 = 1 << 30;
+/// KERNEL: a memory-backed null_blk keeps a page for every sector written and
+/// the swap allocator spreads writes over the device: 256M in the 512M guest
+/// (1G deadlocked it).
+const NULLB_SWAP_BYTES: u64 = 256 << 20;
 /// Host time allowed per boot.
 const BOOT_TIMEOUT: Duration = Duration::from_secs(1800);
 
@@ -50,8 +55,15 @@ struct Boot {
 
 /// `reclaimsim validate --kernel debian-*`.
 pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
-    let set = scenarios::select(&args.scenario, scenarios::all(Scale::guest(args.quick), true))
-        .map_err(|e| anyhow::Error::new(Stop::Usage(format!("{e} (a guest kernel runs the anon scenarios only)"))))?;
+    let (set, too_new): (Vec<Scenario>, Vec<Scenario>) =
+        scenarios::all(Scale::guest(args.quick), true).into_iter().partition(|sc| sc.since <= family.version);
+    let set = scenarios::select(&args.scenario, set).map_err(|e| {
+        let why = match too_new.iter().find(|sc| sc.name == args.scenario) {
+            Some(sc) => format!("{}: needs a kernel of v{}.{} or newer", sc.name, sc.since.0, sc.since.1),
+            None => format!("{e} (with {})", family.name),
+        };
+        anyhow::Error::new(Stop::Usage(why))
+    })?;
     let modes: Vec<bool> = match args.lru_gen.as_deref() {
         Some("on") if family.mglru.is_none() => {
             return Err(Stop::Usage(format!("--lru-gen on: {} has no MGLRU", family.name)).into())
@@ -80,6 +92,7 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
         modules: kernel
             .modules
             .iter()
+            .chain(&kernel.nullb_modules)
             .map(|m| Ok((file_name(m), std::fs::read(m).map_err(|e| err(format!("{}: {e}", m.display())))?)))
             .collect::<Result<_>>()?,
     };
@@ -89,13 +102,27 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     );
     let started = Instant::now();
     let mut boots = Vec::new();
+    let mut not_run = Vec::new();
     for sc in &set {
         let trace_dir = ScratchDir::new(&format!("trace{}", boots.len())).map_err(err)?;
-        let (trace, digest) = trace_of(sc, &trace_dir.0)?;
+        // One trace, or one per tenant group.
+        let specs: Vec<(String, String)> = if sc.tenants.is_empty() {
+            vec![(String::new(), sc.pattern.clone())]
+        } else {
+            sc.tenants.iter().map(|t| (t.group.clone(), t.pattern.clone())).collect()
+        };
+        let traces = specs
+            .into_iter()
+            .map(|(group, spec)| trace_of(&spec, &trace_dir.0).map(|(t, d)| (group, t, d)))
+            .collect::<Result<Vec<_>>>()?;
         drop(trace_dir);
         for &lru_gen in &modes {
-            let b =
-                boot_scenario(args, family, &kernel, &payload, &qemu, sc, lru_gen, trace.clone(), digest, boots.len())?;
+            let Some(b) =
+                boot_scenario(args, family, &kernel, &payload, &qemu, sc, lru_gen, traces.clone(), boots.len())?
+            else {
+                not_run.push(format!("{} (lru_gen {})", sc.name, on_off(lru_gen)));
+                continue;
+            };
             print!("{}", b.comparison.text());
             std::io::stdout().flush()?;
             boots.push(b);
@@ -139,6 +166,9 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
         if !direction.is_empty() {
             table += &format!("\n{}", direction_markdown(&direction));
         }
+        if !not_run.is_empty() {
+            table += &format!("\nNot run on this kernel yet (no cached report): {}.\n", not_run.join(", "));
+        }
         compare::rewrite_doc(path, family.name, &table).map_err(err)?;
     }
     Ok(Stop::verdict(results.iter().copied())?)
@@ -166,7 +196,9 @@ fn file_name(p: &Path) -> String {
     p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// Boots once for `sc` with `lru_gen`, runs the simulator on `trace`.
+/// Boots once for `sc` with `lru_gen`, runs the simulator on `traces` (one,
+/// or one per tenant group, with the digests the guest's drivers must print);
+/// `None` with `--cached` where the kernel's report is not cached.
 #[allow(clippy::too_many_arguments)]
 fn boot_scenario(
     args: &ValidateArgs,
@@ -176,26 +208,43 @@ fn boot_scenario(
     qemu: &Path,
     sc: &Scenario,
     lru_gen: bool,
-    trace: driver::trace::Trace,
-    digest: driver::trace::Digest,
+    traces: Vec<(String, driver::trace::Trace, driver::trace::Digest)>,
     n: usize,
-) -> Result<Boot> {
-    let plan = GuestPlan {
+) -> Result<Option<Boot>> {
+    let warmup = sc.warmup as u32;
+    let (trace, digest) = (&traces[0].1, traces[0].2);
+    let data_mb = (trace.file_pages > 0).then(|| (trace.file_pages as u64 * mm::PAGE_SIZE).div_ceil(1 << 20));
+    let mut plan = GuestPlan {
         pattern: sc.pattern.clone(),
         limit_bytes: sc.limit_bytes,
         global_ram_mb: sc.global_ram_mb,
         swappiness: sc.swappiness,
-        swap_bytes: SWAP_BYTES,
+        swap_bytes: swap_bytes(sc),
         lru_gen: family.mglru.is_some().then_some(lru_gen),
-        runs: args.reps + 1,
-        modules: kernel.modules.iter().map(|m| file_name(m)).collect(),
+        runs: args.reps + warmup,
+        modules: Vec::new(),
         phase_every: if args.phases > 0 { crate::phases::every(trace.ops.len(), args.phases) } else { 0 },
+        swap: sc.swap,
+        data_mb,
+        zswap_pool_pct: sc.zswap_pool_pct,
+        tenants: sc.tenants.clone(),
     };
+    if data_mb.is_some() && plan.swap != scenarios::Swap::Zram {
+        return Err(err(format!("{}: a null_blk swap and a null_blk data device in one guest", sc.name)));
+    }
+    // zram's modules for zram swap, null_blk's for a block device: a plan's
+    // `/init` (and so its cache key) names only what it uses.
+    let zram = (plan.swap == scenarios::Swap::Zram).then_some(&kernel.modules);
+    let nullb = plan.uses_nullb().then_some(&kernel.nullb_modules);
+    plan.modules = zram.into_iter().chain(nullb).flatten().map(|m| file_name(m)).collect();
     let label = format!("{} (lru_gen {})", sc.name, on_off(lru_gen));
     // The guest is deterministic: its report is kept per kernel and plan.
     let cached = kernel.dir.join("runs").join(format!("{}.txt", run_key(&kernel.package, &plan, digest)));
     let started = Instant::now();
     let from_cache = !args.fresh && cached.exists();
+    if args.cached && !from_cache {
+        return Ok(None);
+    }
     let text = match std::fs::read_to_string(&cached) {
         Ok(text) if !args.fresh => {
             eprintln!(
@@ -217,10 +266,10 @@ fn boot_scenario(
     if !report.done || report.runs.len() != plan.runs as usize {
         return Err(err(format!("{label}: the guest stopped after {} of {} runs", report.runs.len(), plan.runs)));
     }
-    let want = format!("digest {digest}");
+    let want: Vec<String> = traces.iter().map(|(_, _, d)| format!("digest {d}")).collect();
     let mut runs = Vec::new();
     for r in &report.runs {
-        if r.status != 0 || !r.driver.contains(&want) {
+        if r.status != 0 || !want.iter().all(|w| r.driver.contains(w)) {
             return Err(err(format!(
                 "{label} run {}: the driver failed (status {}): {}",
                 r.index,
@@ -228,7 +277,7 @@ fn boot_scenario(
                 r.driver.trim()
             )));
         }
-        if r.index > 0 {
+        if r.index >= warmup {
             runs.push(KernelRun {
                 vmstat: stat::delta(&r.vmstat_before, &r.vmstat_after),
                 memcg: r.memory_stat.clone(),
@@ -237,6 +286,7 @@ fn boot_scenario(
                 zram_mm_stat: KernelRun::zram_snapshot(&r.driver),
                 start: r.start.clone(),
                 phases: crate::phases::kernel_phases(&r.driver, &r.vmstat_before).map_err(err)?,
+                groups: r.groups.clone(),
             });
         }
     }
@@ -246,26 +296,38 @@ fn boot_scenario(
         crate::write_atomic(&cached, text.as_bytes()).map_err(err)?;
     }
     let stats_flush = if family.stale_stats && sc.global_ram_mb.is_none() {
-        // Charges per poll: every first touch and every swap-in charges a page.
-        let charges: u64 =
-            runs.iter().map(|r| trace.anon_pages as u64 + r.vmstat.get("pswpin").copied().unwrap_or(0)).sum();
+        // Charges per poll: every first touch, swap-in and page-cache refault
+        // charges a page (a file page evicted without a shadow is not counted).
+        let charges: u64 = runs
+            .iter()
+            .map(|r| {
+                let n = |k: &str| r.vmstat.get(k).copied().unwrap_or(0);
+                (trace.anon_pages + trace.file_pages) as u64 + n("pswpin") + n("workingset_refault_file")
+            })
+            .sum();
         (charges / runs.iter().map(|r| r.polls).sum::<u64>().max(1)).max(1)
     } else {
         0
     };
+    let nullb = nullb_of(&report.info).map_err(|e| err(format!("{label}: {e}")))?;
+    let block_swap = matches!(sc.swap, scenarios::Swap::Block { .. });
     let machine = replay::Machine {
         profile: family.profile(lru_gen),
         limit_bytes: sc.limit_bytes,
         swappiness: sc.swappiness,
-        swap_kind: "zram",
+        swap_kind: if block_swap { "ssd" } else { "zram" },
         swap_ra: "kernel",
-        swap_bytes: SWAP_BYTES,
+        swap_bytes: swap_bytes(sc),
         page_cluster: report.info.get("page_cluster").and_then(|v| v.parse().ok()).unwrap_or(3),
-        vma_ra: true,
+        vma_ra: report.info.get("vma_ra").is_none_or(|v| v == "true"),
         stats_flush,
-        measured: match runs.last().and_then(|r| r.zram_mm_stat.as_deref()) {
-            Some(mm_stat) => replay::zram_settings(mm_stat).map_err(err)?,
-            None => Vec::new(),
+        measured: match (runs.last().and_then(|r| r.zram_mm_stat.as_deref()), sc.zswap_pool_pct) {
+            (Some(mm_stat), _) => replay::zram_settings(mm_stat).map_err(err)?,
+            (None, Some(_)) => {
+                let driver = report.runs.last().map_or("", |r| r.driver.as_str());
+                zswap_settings(&report.info, driver).map_err(|e| err(format!("{label}: {e}")))?
+            }
+            (None, None) => Vec::new(),
         },
         extra: args.sim_settings()?,
         global: match (sc.global_ram_mb, runs.last()) {
@@ -274,16 +336,84 @@ fn boot_scenario(
         },
         cpus: crate::qemu::CPUS,
         phase_every: plan.phase_every,
+        swap_dev: nullb.filter(|_| block_swap),
+        fs_dev: nullb.filter(|_| plan.data_mb.is_some()),
+        // zswap's pool limit is a percent of the guest's RAM.
+        memory: match sc.zswap_pool_pct {
+            Some(_) => Some(guest_number(&report.info, "mem_total_kb").map_err(err)? << 10),
+            None => None,
+        },
+        knobs: sc.tenants.iter().flat_map(|t| t.knobs.iter().map(|(k, b)| (t.group.clone(), k.clone(), *b))).collect(),
     };
     let sim_started = Instant::now();
-    let sim = replay::simulate(&machine, trace).map_err(err)?;
+    let sim = match sc.sim {
+        true => Some(replay::simulate(&machine, traces.into_iter().map(|(g, t, _)| (g, t)).collect()).map_err(err)?),
+        false => None,
+    };
     let scenario = Scenario { name: label, ..sc.clone() };
-    Ok(Boot {
+    Ok(Some(Boot {
         comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()),
         host_seconds,
         lru_gen,
         cached: from_cache,
-    })
+    }))
+}
+
+/// The swap size of `sc`: zram's, or the null_blk's.
+fn swap_bytes(sc: &Scenario) -> u64 {
+    match sc.swap {
+        scenarios::Swap::Zram => SWAP_BYTES,
+        scenarios::Swap::Block { .. } => NULLB_SWAP_BYTES,
+    }
+}
+
+/// A number of the guest's `@guest` line.
+fn guest_number(info: &BTreeMap<String, String>, key: &str) -> Result<u64, String> {
+    info.get(key).and_then(|v| v.parse().ok()).ok_or_else(|| format!("the guest's `{key}` is missing or not a number"))
+}
+
+/// zswap as the guest ran it (`info`, its `@guest` line): enabled, its
+/// `max_pool_percent`, and the compression of the driver's pages
+/// (`zram.comp_ratio`, which the simulator's zswap pool uses too) from the
+/// pages stored and the pool's size after the driver's last access (its
+/// `snapshot` lines in `driver`).
+fn zswap_settings(info: &BTreeMap<String, String>, driver: &str) -> Result<Vec<(String, String)>, String> {
+    if info.get("zswap_enabled").map(String::as_str) != Some("Y") {
+        return Err("the guest's zswap is not enabled".into());
+    }
+    let mut v = vec![
+        ("zswap.enabled".to_string(), "1".to_string()),
+        ("zswap.max_pool_percent".to_string(), guest_number(info, "zswap_max_pool_percent")?.to_string()),
+    ];
+    let read = |path: &str| {
+        let prefix = format!("snapshot {path} ");
+        driver
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix)?.trim().parse::<u64>().ok())
+            .ok_or_else(|| format!("the driver did not report `{path}`"))
+    };
+    let (stored, pool) = (read(initramfs::ZSWAP_SNAPSHOTS[0])?, read(initramfs::ZSWAP_SNAPSHOTS[1])?);
+    if stored > 0 && pool > 0 {
+        let ratio = (stored as f64 * mm::PAGE_SIZE as f64 / pool as f64).clamp(1.0, 4096.0);
+        v.push(("zram.comp_ratio".into(), format!("{ratio:.2}")));
+    }
+    Ok(v)
+}
+
+/// The guest's null_blk as its `@guest` line reports it; `None` without one.
+/// A rotational device would take cluster readahead, which the simulator's `ssd` does not.
+fn nullb_of(info: &BTreeMap<String, String>) -> Result<Option<replay::BlockDev>, String> {
+    let Some(ns) = info.get("nullb_completion_nsec") else { return Ok(None) };
+    let num = |key: &str, v: Option<&String>| {
+        v.and_then(|v| v.parse::<u64>().ok()).ok_or_else(|| format!("the guest's `{key}` is missing or not a number"))
+    };
+    if info.get("nullb_rotational").map(String::as_str) != Some("0") {
+        return Err("the guest's null_blk is not reported non-rotational (`nullb_rotational=0`)".into());
+    }
+    Ok(Some(replay::BlockDev {
+        latency_us: num("nullb_completion_nsec", Some(ns))?.div_ceil(1000),
+        queue_depth: num("nullb_queue_depth", info.get("nullb_queue_depth"))?,
+    }))
 }
 
 /// The cache key of a boot: FNV-1a 64 over the package, the generated `/init`
@@ -358,4 +488,35 @@ fn direction_markdown(d: &[Direction]) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn zswap_and_null_blk_from_the_guest_report() {
+        let i = info(&[("zswap_enabled", "Y"), ("zswap_max_pool_percent", "1"), ("mem_total_kb", "480000")]);
+        let driver = "ops 10 digest 00ff\nsnapshot /sys/kernel/debug/zswap/stored_pages 1000\nsnapshot /sys/kernel/debug/zswap/pool_total_size 2048000\n";
+        let s = zswap_settings(&i, driver).unwrap();
+        let want = [("zswap.enabled", "1"), ("zswap.max_pool_percent", "1"), ("zram.comp_ratio", "2.00")];
+        assert_eq!(s, want.map(|(k, v)| (k.to_string(), v.to_string())));
+        assert!(zswap_settings(&i, "ops 10\n")
+            .unwrap_err()
+            .contains("did not report `/sys/kernel/debug/zswap/stored_pages`"));
+        assert_eq!(
+            zswap_settings(&info(&[("zswap_enabled", "N")]), driver).unwrap_err(),
+            "the guest's zswap is not enabled"
+        );
+        assert_eq!(guest_number(&i, "mem_total_kb"), Ok(480000));
+        assert_eq!(nullb_of(&i), Ok(None), "no null_blk");
+        let nb = info(&[("nullb_completion_nsec", "50000"), ("nullb_queue_depth", "64"), ("nullb_rotational", "0")]);
+        assert_eq!(nullb_of(&nb), Ok(Some(replay::BlockDev { latency_us: 50, queue_depth: 64 })));
+        let rot = info(&[("nullb_completion_nsec", "50000"), ("nullb_queue_depth", "64"), ("nullb_rotational", "1")]);
+        assert!(nullb_of(&rot).unwrap_err().contains("non-rotational"));
+    }
 }

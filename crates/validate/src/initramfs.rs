@@ -3,14 +3,56 @@
 //! scenario and reports over the second serial port (see [`super::console`]).
 
 use super::cpio::Entry;
+use super::scenarios::{Swap, Tenant};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Where the driver binary lives in the guest.
 pub const GUEST_EXE: &str = "/bin/reclaimsim";
+/// The guest's cgroup v2 root.
+const CGROOT: &str = "/sys/fs/cgroup";
 /// The guest's memory cgroup (cgroup v2).
 const GROUP: &str = "/sys/fs/cgroup/w";
+/// The guest's one null_blk device (swap or data).
+pub const NULLB: &str = "/dev/nullb0";
+/// zswap's debugfs files the driver reads after its last access (with a zswap
+/// plan): the pages stored and the pool's size in bytes give the compression.
+pub const ZSWAP_SNAPSHOTS: [&str; 2] =
+    ["/sys/kernel/debug/zswap/stored_pages", "/sys/kernel/debug/zswap/pool_total_size"];
+/// When a `memory.reclaim` knob is written, microseconds of guest time into the run.
+const RECLAIM_AFTER_US: u64 = 50_000;
+/// KERNEL: null_blk's timer completion latency in the guest (irqmode=2): a
+/// fixed device latency that stays deterministic under `-icount`.
+pub const NULLB_COMPLETION_NS: u64 = 50_000;
+
+impl GuestPlan {
+    /// A null_blk device is created (swap or data).
+    pub fn uses_nullb(&self) -> bool {
+        matches!(self.swap, Swap::Block { .. }) || self.data_mb.is_some()
+    }
+}
+
+/// The lines creating `/dev/nullb0` of `mb` MiB through configfs (4K blocks,
+/// multi-queue, timer completion after [`NULLB_COMPLETION_NS`]), memory-backed
+/// or not.
+fn nullb_setup(mb: u64, memory_backed: bool) -> String {
+    let mut s =
+        String::from("mount -t configfs none /sys/kernel/config 2> /dev/null\nNB=/sys/kernel/config/nullb/nullb0\n");
+    s += "mkdir $NB || fail nullb configfs\n";
+    for (attr, v) in [
+        ("size", mb),
+        ("blocksize", 4096),
+        ("queue_mode", 2),
+        ("irqmode", 2),
+        ("completion_nsec", NULLB_COMPLETION_NS),
+        ("memory_backed", memory_backed as u64),
+        ("power", 1),
+    ] {
+        s += &format!("echo {v} > $NB/{attr} || fail nullb {attr}\n");
+    }
+    s
+}
 
 /// What one boot does.
 #[derive(Clone, Debug)]
@@ -26,8 +68,20 @@ pub struct GuestPlan {
     pub global_ram_mb: Option<u64>,
     /// `vm.swappiness` (cgroup v2 groups use the global value).
     pub swappiness: u32,
-    /// zram disk size.
+    /// Swap size (zram's disksize, or the null_blk swap device's).
     pub swap_bytes: u64,
+    /// Swap on zram, or on a memory-backed null_blk (`/dev/nullb0`).
+    pub swap: Swap,
+    /// A null_blk data device (`/dev/nullb0`, not memory-backed: reads
+    /// undefined, writes dropped) of this many MiB, whose page cache the
+    /// driver reads and writes as its file. Never beside a null_blk swap.
+    pub data_mb: Option<u64>,
+    /// zswap enabled in front of the swap device with this `max_pool_percent`.
+    pub zswap_pool_pct: Option<u32>,
+    /// Drivers in groups of their own under the root, run at once (global
+    /// reclaim; `pattern` unused): each group's `memory.stat` and
+    /// `memory.events` are reported (`@section group NAME`).
+    pub tenants: Vec<Tenant>,
     /// `/sys/kernel/mm/lru_gen/enabled`: `y` or `n`; `None`: the kernel has no MGLRU.
     pub lru_gen: Option<bool>,
     /// Driver runs in this boot (the first is discarded by the caller).
@@ -49,10 +103,30 @@ pub fn init_script(p: &GuestPlan) -> String {
     s += "echo 1 > /proc/sys/kernel/printk\n";
     s += "fail() { echo \"@fail $*\" > /dev/ttyS1; sleep 1; poweroff -f; }\n";
     for m in &p.modules {
-        s += &format!("insmod /modules/{m} || fail insmod {m}\n");
+        // null_blk's devices are made through configfs.
+        let args = if m == "null_blk.ko" { " nr_devices=0" } else { "" };
+        s += &format!("insmod /modules/{m}{args} || fail insmod {m}\n");
     }
-    s += &format!("echo {} > /sys/block/zram0/disksize || fail zram disksize\n", p.swap_bytes);
-    s += "mkswap /dev/zram0 > /dev/null || fail mkswap\nswapon /dev/zram0 || fail swapon\n";
+    match p.swap {
+        Swap::Zram => {
+            s += &format!("echo {} > /sys/block/zram0/disksize || fail zram disksize\n", p.swap_bytes);
+            s += "mkswap /dev/zram0 > /dev/null || fail mkswap\nswapon /dev/zram0 || fail swapon\n";
+        }
+        Swap::Block { page_cluster, vma_ra } => {
+            s += &nullb_setup(p.swap_bytes >> 20, true);
+            s += &format!("mkswap {NULLB} > /dev/null || fail mkswap\nswapon {NULLB} || fail swapon\n");
+            s += &format!("echo {page_cluster} > /proc/sys/vm/page-cluster || fail page-cluster\n");
+            s += &format!("echo {vma_ra} > /sys/kernel/mm/swap/vma_ra_enabled || fail vma_ra_enabled\n");
+        }
+    }
+    if let Some(mb) = p.data_mb {
+        s += &nullb_setup(mb, false);
+    }
+    if let Some(pct) = p.zswap_pool_pct {
+        s += "mount -t debugfs none /sys/kernel/debug || fail debugfs\nZS=/sys/module/zswap/parameters\n";
+        s += &format!("echo {pct} > $ZS/max_pool_percent || fail zswap max_pool_percent\n");
+        s += "echo Y > $ZS/enabled || fail zswap enabled\n";
+    }
     if let Some(on) = p.lru_gen {
         s += &format!("echo {} > /sys/kernel/mm/lru_gen/enabled || fail lru_gen\n", if on { "y" } else { "n" });
     }
@@ -61,13 +135,24 @@ pub fn init_script(p: &GuestPlan) -> String {
     let global = p.global_ram_mb.is_some();
     if let Some(mb) = p.global_ram_mb {
         s += &format!("# Global reclaim: no memory group, {mb}M of guest RAM.\n");
-    } else {
+    }
+    if !global || !p.tenants.is_empty() {
         s += "mount -t cgroup2 none /sys/fs/cgroup || fail cgroup2\n";
         s += "echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail memory controller\n";
     }
     s += "exec > /dev/ttyS1 2>&1\n";
     let lru_gen = if p.lru_gen.is_some() { "$(cat /sys/kernel/mm/lru_gen/enabled)" } else { "none" };
-    s += &format!("echo \"@guest kernel=$(uname -r) lru_gen={lru_gen} page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness)\"\n");
+    let nullb = if p.uses_nullb() {
+        " nullb_completion_nsec=$(cat $NB/completion_nsec) nullb_queue_depth=$(cat $NB/hw_queue_depth) nullb_rotational=$(cat /sys/block/nullb0/queue/rotational) vma_ra=$(cat /sys/kernel/mm/swap/vma_ra_enabled)"
+    } else {
+        ""
+    };
+    let zswap = if p.zswap_pool_pct.is_some() {
+        " zswap_enabled=$(cat $ZS/enabled) zswap_max_pool_percent=$(cat $ZS/max_pool_percent) mem_total_kb=$(awk '/^MemTotal/ {print $2}' /proc/meminfo)"
+    } else {
+        ""
+    };
+    s += &format!("echo \"@guest kernel=$(uname -r) lru_gen={lru_gen} page_cluster=$(cat /proc/sys/vm/page-cluster) swappiness=$(cat /proc/sys/vm/swappiness){nullb}{zswap}\"\n");
     // The poller reads memory.stat every millisecond without forking (pitfall 1:
     // reading it flushes the group's statistics); it counts its reads.
     if global {
@@ -79,6 +164,12 @@ pub fn init_script(p: &GuestPlan) -> String {
     s += &format!("while [ $run -lt {} ]; do\n", p.runs);
     if global {
         s += "  sync\n  echo 3 > /proc/sys/vm/drop_caches\n  echo 1 > /proc/sys/vm/compact_memory\n";
+        for t in &p.tenants {
+            s += &format!("  mkdir {CGROOT}/{0} || fail group {0}\n", t.group);
+            for (knob, bytes) in t.knobs.iter().filter(|(k, _)| k != "memory.reclaim") {
+                s += &format!("  echo {bytes} > {CGROOT}/{}/{knob} || fail {knob}\n", t.group);
+            }
+        }
     } else {
         s += &format!("  mkdir $G && echo {} > $G/memory.max || fail group\n", p.limit_bytes);
     }
@@ -94,11 +185,37 @@ pub fn init_script(p: &GuestPlan) -> String {
     }
     let group = if global { "" } else { " --cgroup $G" };
     let phases = if p.phase_every > 0 { format!(" --phase {}", p.phase_every) } else { String::new() };
-    s += &format!(
-        "  {GUEST_EXE} driver run '{}'{group}{phases} --snapshot {} > /tmp/out 2>&1\n  status=$?\n",
-        p.pattern,
-        crate::ZRAM_MM_STAT
-    );
+    let file = if p.data_mb.is_some() { format!(" --file {NULLB}") } else { String::new() };
+    let mut snapshot =
+        if p.swap == Swap::Zram { format!(" --snapshot {}", crate::ZRAM_MM_STAT) } else { String::new() };
+    if p.zswap_pool_pct.is_some() {
+        snapshot += &ZSWAP_SNAPSHOTS.map(|f| format!(" --snapshot {f}")).concat();
+    }
+    if p.tenants.is_empty() {
+        s += &format!(
+            "  {GUEST_EXE} driver run '{}'{group}{phases}{file}{snapshot} > /tmp/out 2>&1\n  status=$?\n",
+            p.pattern
+        );
+    } else {
+        for (i, t) in p.tenants.iter().enumerate() {
+            s += &format!(
+                "  {GUEST_EXE} driver run '{}' --cgroup {CGROOT}/{}{phases}{file}{snapshot} > /tmp/out.{i} 2>&1 &\n  pid{i}=$!\n",
+                t.pattern, t.group
+            );
+        }
+        // Proactive reclaim 50 ms (guest time) into the run; the write fails
+        // with EAGAIN when less was reclaimed, which is reported.
+        let mut reclaims = String::new();
+        for t in &p.tenants {
+            for (_, bytes) in t.knobs.iter().filter(|(k, _)| k == "memory.reclaim") {
+                s += &format!("  (usleep {RECLAIM_AFTER_US}; echo {bytes} > {CGROOT}/{}/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &\n  rpid=$!\n", t.group);
+                reclaims = "  wait $rpid\n".into();
+            }
+        }
+        s += "  status=0\n";
+        s += &(0..p.tenants.len()).map(|i| format!("  wait $pid{i} || status=$?\n")).collect::<String>();
+        s += &reclaims;
+    }
     s += "  end=$(cut -d' ' -f1 /proc/uptime)\n";
     if !global {
         s += "  kill $poller\n  wait $poller\n";
@@ -108,10 +225,26 @@ pub fn init_script(p: &GuestPlan) -> String {
     if !global {
         s += "  echo @section memory_stat\n  cat $G/memory.stat\n";
     }
-    s += "  echo @section driver\n  cat /tmp/out\n";
+    for t in &p.tenants {
+        s +=
+            &format!("  echo @section group {0}\n  cat {CGROOT}/{0}/memory.stat {CGROOT}/{0}/memory.events\n", t.group);
+    }
+    let outs: String = if p.tenants.is_empty() {
+        "/tmp/out".into()
+    } else {
+        let mut outs: Vec<String> = (0..p.tenants.len()).map(|i| format!("/tmp/out.{i}")).collect();
+        if p.tenants.iter().any(|t| t.knobs.iter().any(|(k, _)| k == "memory.reclaim")) {
+            outs.push("/tmp/out.reclaim".into());
+        }
+        outs.join(" ")
+    };
+    s += &format!("  echo @section driver\n  cat {outs}\n");
     s += "  echo \"@result status=$status polls=$(cat /tmp/polls) start=$start end=$end\"\n  echo @end\n";
     if !global {
         s += "  tries=0\n  until rmdir $G 2> /dev/null; do tries=$((tries+1)); [ $tries -gt 500 ] && fail rmdir; usleep 10000; done\n";
+    }
+    for t in &p.tenants {
+        s += &format!("  tries=0\n  until rmdir {CGROOT}/{} 2> /dev/null; do tries=$((tries+1)); [ $tries -gt 500 ] && fail rmdir; usleep 10000; done\n", t.group);
     }
     s += "  run=$((run+1))\ndone\n";
     // Let the UART drain before the power goes.
@@ -232,7 +365,86 @@ mod tests {
             runs: 3,
             modules: vec!["zsmalloc.ko".into(), "zram.ko".into()],
             phase_every: 0,
+            swap: Swap::Zram,
+            data_mb: None,
+            zswap_pool_pct: None,
+            tenants: Vec::new(),
         }
+    }
+
+    #[test]
+    fn block_devices_through_configfs() {
+        assert!(!init_script(&plan()).contains("nullb"), "zram plans are unchanged");
+        let nb = vec!["configfs.ko".to_string(), "null_blk.ko".to_string()];
+        let swap = GuestPlan { swap: Swap::Block { page_cluster: 0, vma_ra: false }, modules: nb.clone(), ..plan() };
+        let s = init_script(&swap);
+        let pos = |needle: &str| s.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{s}"));
+        assert!(pos("insmod /modules/configfs.ko ||") < pos("insmod /modules/null_blk.ko nr_devices=0 ||"));
+        assert!(pos("null_blk.ko nr_devices=0") < pos("mkdir $NB ||"));
+        assert!(s.contains("echo 1024 > $NB/size") && s.contains("echo 1 > $NB/memory_backed"));
+        assert!(s.contains("echo 50000 > $NB/completion_nsec") && s.contains("echo 2 > $NB/irqmode"));
+        assert!(pos("echo 1 > $NB/power") < pos("mkswap /dev/nullb0"));
+        assert!(
+            s.contains("echo 0 > /proc/sys/vm/page-cluster")
+                && s.contains("echo false > /sys/kernel/mm/swap/vma_ra_enabled")
+        );
+        assert!(!s.contains("zram0/disksize") && !s.contains("--snapshot"), "{s}");
+        let z = init_script(&GuestPlan { zswap_pool_pct: Some(1), ..swap.clone() });
+        let zpos = |needle: &str| z.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{z}"));
+        assert!(zpos("swapon /dev/nullb0") < zpos("echo 1 > $ZS/max_pool_percent"));
+        assert!(zpos("echo 1 > $ZS/max_pool_percent") < zpos("echo Y > $ZS/enabled"));
+        assert!(z.contains(
+            "--snapshot /sys/kernel/debug/zswap/stored_pages --snapshot /sys/kernel/debug/zswap/pool_total_size"
+        ));
+        assert!(z.contains("zswap_max_pool_percent=$(cat $ZS/max_pool_percent) mem_total_kb="));
+        assert!(!s.contains("zswap"), "no zswap unless asked for");
+        let tenant = |group: &str, low_bytes| Tenant {
+            group: group.into(),
+            pattern: format!("anon-seq:anon=4M,passes={low_bytes}"),
+            knobs: if low_bytes > 0 { vec![("memory.low".into(), low_bytes)] } else { vec![] },
+        };
+        let t = init_script(&GuestPlan {
+            tenants: vec![tenant("svc", 1 << 20), tenant("batch", 0)],
+            global_ram_mb: Some(256),
+            ..plan()
+        });
+        let tpos = |needle: &str| t.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{t}"));
+        assert!(tpos("mount -t cgroup2") < tpos("mkdir /sys/fs/cgroup/svc ||"));
+        assert!(tpos("echo 1048576 > /sys/fs/cgroup/svc/memory.low") < tpos("mkdir /sys/fs/cgroup/batch"));
+        assert!(!t.contains("batch/memory.low"));
+        assert!(
+            tpos("--cgroup /sys/fs/cgroup/svc --snapshot /sys/block/zram0/mm_stat > /tmp/out.0 2>&1 &")
+                < tpos("> /tmp/out.1 2>&1 &")
+        );
+        assert!(tpos("wait $pid0 || status=$?\n  wait $pid1 || status=$?") < tpos("@section vmstat_after"));
+        assert!(
+            tpos("@section group svc\n  cat /sys/fs/cgroup/svc/memory.stat /sys/fs/cgroup/svc/memory.events")
+                < tpos("@section driver\n  cat /tmp/out.0 /tmp/out.1")
+        );
+        assert!(tpos("echo @end") < tpos("rmdir /sys/fs/cgroup/batch"));
+        assert!(!t.contains("memory.reclaim"));
+        let pr = Tenant {
+            group: "pr".into(),
+            pattern: "anon-seq:anon=4M".into(),
+            knobs: vec![("memory.reclaim".into(), 1 << 20)],
+        };
+        let r = init_script(&GuestPlan { tenants: vec![pr], global_ram_mb: Some(256), ..plan() });
+        let rpos = |needle: &str| r.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{r}"));
+        assert!(rpos("> /tmp/out.0 2>&1 &") < rpos("(usleep 50000; echo 1048576 > /sys/fs/cgroup/pr/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &"));
+        assert!(rpos("wait $pid0") < rpos("wait $rpid") && rpos("wait $rpid") < rpos("@section vmstat_after"));
+        assert!(rpos("memory.reclaim;") < rpos("wait $pid0"));
+        assert!(
+            r.contains("cat /tmp/out.0 /tmp/out.reclaim\n")
+                && !r.contains("echo 1048576 > /sys/fs/cgroup/pr/memory.reclaim ||")
+        );
+        assert!(s.contains("nullb_completion_nsec=$(cat $NB/completion_nsec)"));
+        let data = GuestPlan { data_mb: Some(96), global_ram_mb: Some(256), modules: nb, ..plan() };
+        let d = init_script(&data);
+        assert!(d.contains("echo 96 > $NB/size") && d.contains("echo 0 > $NB/memory_backed"));
+        assert!(
+            d.contains("swapon /dev/zram0") && d.contains("--file /dev/nullb0 --snapshot /sys/block/zram0/mm_stat"),
+            "{d}"
+        );
     }
 
     #[test]

@@ -147,6 +147,10 @@ pub struct ValidateArgs {
     /// kernel, scenario and reps is cached (the guest is deterministic).
     #[arg(long)]
     pub fresh: bool,
+    /// With a Debian kernel: no boot; the scenarios whose kernel report is
+    /// cached are compared, the others listed as not run.
+    #[arg(long, conflicts_with = "fresh")]
+    pub cached: bool,
     /// Simulator setting KEY=VALUE applied after the machine's (repeatable),
     /// to test a model change against the same kernel runs.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -234,6 +238,10 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             // The host's kswapd is not involved in limit reclaim: no CPU contention modelled.
             cpus: 0,
             phase_every: 0,
+            swap_dev: None,
+            fs_dev: None,
+            memory: None,
+            knobs: Vec::new(),
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());
@@ -266,11 +274,11 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     Ok(Stop::verdict(&results)?)
 }
 
-/// The scenario's dry-mode trace, written to `dir` and read back (the file is
-/// removed), with the digest the driver's real run must print.
-fn trace_of(sc: &Scenario, dir: &std::path::Path) -> Result<(Trace, Digest)> {
-    let pattern = Pattern::parse(&sc.pattern).map_err(err)?;
-    let trace_path = dir.join(format!("{}.trace", sc.name));
+/// The dry-mode trace of driver pattern `spec`, written to `dir` and read back
+/// (the file is removed), with the digest the driver's real run must print.
+fn trace_of(spec: &str, dir: &std::path::Path) -> Result<(Trace, Digest)> {
+    let pattern = Pattern::parse(spec).map_err(err)?;
+    let trace_path = dir.join("run.trace");
     let mut w = BufWriter::new(std::fs::File::create(&trace_path)?);
     let digest = write_trace(&pattern, &mut w)?;
     w.flush()?;
@@ -290,7 +298,7 @@ fn run_scenario(
     stats_flush: Option<u64>,
 ) -> Result<Comparison> {
     let pattern = Pattern::parse(&sc.pattern).map_err(err)?;
-    let (trace, digest) = trace_of(sc, &host.dir)?;
+    let (trace, digest) = trace_of(&sc.pattern, &host.dir)?;
     let mut runs = Vec::new();
     for rep in 0..reps {
         host::check_interrupted().map_err(err)?;
@@ -304,8 +312,8 @@ fn run_scenario(
         machine.measured = replay::zram_settings(mm_stat).map_err(err)?;
     }
     let started = Instant::now();
-    let report = replay::simulate(&machine, trace).map_err(err)?;
-    Ok(Comparison::new(sc.clone(), machine, runs, report, started.elapsed().as_secs_f64()))
+    let report = replay::simulate(&machine, vec![(String::new(), trace)]).map_err(err)?;
+    Ok(Comparison::new(sc.clone(), machine, runs, Some(report), started.elapsed().as_secs_f64()))
 }
 
 fn kernel_run(
@@ -373,5 +381,6 @@ fn kernel_run(
         zram_mm_stat,
         start: stat::Stats::new(),
         phases: Vec::new(),
+        groups: Default::default(),
     })
 }

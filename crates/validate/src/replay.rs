@@ -30,7 +30,14 @@ impl Program for TraceProgram {
             Op::Anon { page, write } => {
                 Access::Mem { region: self.region.expect("trace declares anon pages"), page, write }
             }
-            Op::File { page } => Access::FileRead { file: self.file.expect("trace declares file pages"), page },
+            Op::File { page, write } => {
+                let file = self.file.expect("trace declares file pages");
+                if write {
+                    Access::FileWrite { file, page }
+                } else {
+                    Access::FileRead { file, page }
+                }
+            }
         })
     }
 }
@@ -66,6 +73,39 @@ pub struct Machine {
     pub cpus: u64,
     /// A counter snapshot after every this many accesses (0: none), as the guest's driver takes.
     pub phase_every: u64,
+    /// The swap device is the guest's null_blk (`swap_kind` `ssd`) with this latency and depth.
+    pub swap_dev: Option<BlockDev>,
+    /// The files live on the guest's null_blk (`fs=ssd`) with this latency and depth.
+    pub fs_dev: Option<BlockDev>,
+    /// A memory-group run's RAM (the guest's MemTotal where zswap's pool limit, a
+    /// percent of it, matters); `None`: four times the limit, at least 1G.
+    pub memory: Option<u64>,
+    /// cgroup v2 groups' knobs: (group, knob, bytes), `cgroup.GROUP.KNOB=SIZE`.
+    pub knobs: Vec<(String, String, u64)>,
+}
+
+/// A null_blk device as the guest reports it: a fixed completion latency, a
+/// queue depth, no bandwidth limit (`mbps` 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockDev {
+    /// `completion_nsec`, in microseconds.
+    pub latency_us: u64,
+    /// `hw_queue_depth`: requests in flight.
+    pub queue_depth: u64,
+}
+
+/// MB/s standing in for null_blk's unlimited bandwidth (a page in 41 ns).
+const UNLIMITED_MBPS: u64 = 100_000;
+
+impl BlockDev {
+    /// The `PREFIX.latency_us`, `PREFIX.channels`, `PREFIX.bandwidth_mbps` settings.
+    fn settings(&self, prefix: &str) -> [(String, String); 3] {
+        [
+            (format!("{prefix}.latency_us"), self.latency_us.to_string()),
+            (format!("{prefix}.channels"), self.queue_depth.to_string()),
+            (format!("{prefix}.bandwidth_mbps"), UNLIMITED_MBPS.to_string()),
+        ]
+    }
 }
 
 /// The guest's memory at the start of a global run (after dropping caches and
@@ -120,9 +160,16 @@ impl Machine {
                 ("memory.reserved".into(), size(g.reserved_pages() * mm::PAGE_SIZE)),
             ],
             // Enough RAM that only the group's limit causes reclaim (the host has GBs free).
-            None => vec![("memory".into(), size((self.limit_bytes * 4).max(1 << 30)))],
+            None => vec![("memory".into(), size(self.memory.unwrap_or((self.limit_bytes * 4).max(1 << 30))))],
         };
         v.push(swap);
+        if let Some(d) = &self.swap_dev {
+            v.extend(d.settings("swap"));
+        }
+        if let Some(d) = &self.fs_dev {
+            v.push(("fs".into(), "ssd".into()));
+            v.extend(d.settings("fs"));
+        }
         if self.cpus > 0 {
             v.push(("cpus".into(), self.cpus.to_string()));
         }
@@ -145,6 +192,9 @@ impl Machine {
         ]);
         if self.global.is_none() {
             v.push(("memcg.stats_flush".into(), self.stats_flush.to_string()));
+        }
+        for (group, knob, bytes) in &self.knobs {
+            v.push((format!("cgroup.{group}.{knob}"), size(*bytes)));
         }
         v.extend(self.measured.iter().cloned());
         v.extend(self.extra.iter().cloned());
@@ -178,17 +228,23 @@ pub fn zram_settings(mm_stat: &str) -> Result<Vec<(String, String)>, String> {
     Ok(v)
 }
 
-/// Runs `trace` on `machine`; the report carries the memcg's memory.stat.
-pub fn simulate(machine: &Machine, trace: Trace) -> Result<RunReport, String> {
+/// Runs the traces on `machine`, each as a thread of its own in its cgroup v2
+/// group (the path; empty: the root, or the v1 group of `memcg.limit`); the
+/// report carries the memcg's memory.stat and the groups'.
+pub fn simulate(machine: &Machine, traces: Vec<(String, Trace)>) -> Result<RunReport, String> {
     let mut cfg = Config::for_profile(machine.profile).map_err(|e| e.to_string())?;
     for (k, v) in machine.settings() {
         cfg.set(&k, &v).map_err(|e| e.to_string())?;
     }
     let mut b = SimBuilder::new(cfg).map_err(|e| e.to_string())?;
-    let region = (trace.anon_pages > 0).then(|| b.add_anon_region(trace.anon_pages));
-    let file = (trace.file_pages > 0).then(|| b.add_file(trace.file_pages));
     let phase_every = machine.phase_every as usize;
-    b.add_thread("driver", Box::new(TraceProgram { ops: trace.ops, next: 0, region, file, phase_every, snapped: 0 }));
+    for (group, trace) in traces {
+        let name = if group.is_empty() { "driver".to_string() } else { b.set_cgroup(&group).map(|()| group)? };
+        let region = (trace.anon_pages > 0).then(|| b.add_anon_region(trace.anon_pages));
+        let file = (trace.file_pages > 0).then(|| b.add_file(trace.file_pages));
+        let program = TraceProgram { ops: trace.ops, next: 0, region, file, phase_every, snapped: 0 };
+        b.add_thread(&name, Box::new(program));
+    }
     b.build().run(&mut |_| {}).map_err(|e| e.to_string())
 }
 
@@ -212,6 +268,10 @@ mod tests {
             cpus: if global.is_some() { 1 } else { 0 },
             phase_every: 0,
             global,
+            swap_dev: None,
+            fs_dev: None,
+            memory: None,
+            knobs: Vec::new(),
         }
     }
 
@@ -254,6 +314,27 @@ mod tests {
             ]
         );
         assert!(memcg.contains(&("memcg.stats_flush".into(), "7".into())));
+    }
+
+    #[test]
+    fn null_blk_devices_as_the_guest_reports_them() {
+        let dev = BlockDev { latency_us: 50, queue_depth: 64 };
+        let m = Machine { swap_kind: "ssd", swap_dev: Some(dev), fs_dev: Some(dev), ..machine(None) };
+        let s = m.settings();
+        let get = |key: &str| s.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        assert_eq!(
+            (get("swap"), get("swap.latency_us"), get("swap.channels")),
+            (Some("ssd:1G"), Some("50"), Some("64"))
+        );
+        assert_eq!(
+            (get("fs"), get("fs.latency_us"), get("fs.bandwidth_mbps")),
+            (Some("ssd"), Some("50"), Some("100000"))
+        );
+        let mut cfg = engine::Config::for_profile("v6.12-classic").unwrap();
+        for (k, v) in &s {
+            cfg.set(k, v).unwrap_or_else(|e| panic!("{k}={v}: {e}"));
+        }
+        assert!(machine(None).settings().iter().all(|(k, _)| !k.starts_with("fs") && !k.starts_with("swap.")));
     }
 
     #[test]

@@ -4,6 +4,52 @@
 //! the guest's RAM) and whose operation count is `{ops}`; [`Scale`] fills them
 //! in for the host, the guest and `--quick`.
 
+/// Where a scenario's swap lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swap {
+    /// zram (the host's, or 1G in the guest).
+    Zram,
+    /// A memory-backed null_blk in the guest (a block device with a fixed
+    /// completion latency), with `vm.page-cluster` and `vma_ra_enabled`.
+    Block {
+        /// `vm.page-cluster`.
+        page_cluster: u32,
+        /// `/sys/kernel/mm/swap/vma_ra_enabled`.
+        vma_ra: bool,
+    },
+}
+
+/// A workload in a cgroup v2 group of its own (a scenario of several tenants).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tenant {
+    /// The group's path under the root (`svc`).
+    pub group: String,
+    /// Its driver pattern, sizes filled in.
+    pub pattern: String,
+    /// Knobs of the group in bytes: written when it is made, except
+    /// `memory.reclaim`, written once 50 ms (guest time) into the run.
+    pub knobs: Vec<(String, u64)>,
+}
+
+/// A tenant of a [`TABLE`] row: group, pattern and `memory.low` with holes.
+struct TenantRow {
+    group: &'static str,
+    pattern: &'static str,
+    /// (knob, `{N/D}` of the run's memory).
+    knobs: &'static [(&'static str, &'static str)],
+}
+
+/// Where a scenario runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum On {
+    /// The host and the guest kernels.
+    Both,
+    /// The host only.
+    Host,
+    /// The guest kernels only.
+    Guest,
+}
+
 /// One scenario, sizes filled in.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -17,6 +63,22 @@ pub struct Scenario {
     pub swappiness: u32,
     /// Global reclaim: no memory group, the guest's RAM in MiB is this small.
     pub global_ram_mb: Option<u64>,
+    /// The swap device.
+    pub swap: Swap,
+    /// Counters compared besides the scope's (memory group or global), all from `/proc/vmstat`.
+    pub extra: &'static [&'static str],
+    /// The boot's first run is a warm-up and discarded; false for dirty-page
+    /// scenarios, whose later runs in one boot are not deterministic.
+    pub warmup: bool,
+    /// zswap in front of the swap device with this `max_pool_percent`.
+    pub zswap_pool_pct: Option<u32>,
+    /// The oldest kernel (major, minor) that has what the scenario measures.
+    pub since: (u32, u32),
+    /// Workloads in groups of their own, run at once (then `pattern` is empty).
+    pub tenants: Vec<Tenant>,
+    /// The simulator can run it; false: the kernel side only (the simulator
+    /// refuses `memory.high` and `memory.reclaim` until it models them, S-CG7).
+    pub sim: bool,
 }
 
 /// A row of [`TABLE`].
@@ -27,35 +89,215 @@ struct Row {
     swappiness: u32,
     /// No memory group: the guest's RAM is the scale's `global_ram_mb` (guest only).
     global: bool,
+    on: On,
+    swap: Swap,
+    extra: &'static [&'static str],
+    warmup: bool,
+    zswap_pool_pct: Option<u32>,
+    since: (u32, u32),
+    tenants: &'static [TenantRow],
+    /// The simulator can run it (false: kernel-side only until it models the knobs).
+    sim: bool,
 }
 
-/// Every scenario. Adding one is adding a row; a pattern with file pages runs
-/// on the host only (the guest has no disk: initramfs pages cannot be
-/// reclaimed), a global row in the guest only (on the host it would reclaim
-/// the whole machine).
+/// A row with the defaults: host and guest, zram, no extra counters, a warm-up run.
+const ROW: Row = Row {
+    name: "",
+    pattern: "",
+    swappiness: 60,
+    global: false,
+    on: On::Both,
+    swap: Swap::Zram,
+    extra: &[],
+    warmup: true,
+    zswap_pool_pct: None,
+    since: (0, 0),
+    tenants: &[],
+    sim: true,
+};
+
+/// The page cache's counters.
+const FILE: &[&str] =
+    &["pgscan_file", "pgsteal_file", "workingset_refault_file", "workingset_activate_file", "workingset_restore_file"];
+/// Swap readahead's counters.
+const SWAP_RA: &[&str] = &["swap_ra", "swap_ra_hit"];
+/// zswap's counters (`zswpwb` since v6.8).
+const ZSWAP: &[&str] = &["zswpout", "zswpin", "zswpwb"];
+/// The two tenants' counters, per group (`GROUP.COUNTER`: the group's
+/// `memory.stat` and `memory.events`).
+const TENANTS: &[&str] =
+    &["svc.pgmajfault", "svc.workingset_refault_anon", "batch.pgmajfault", "batch.workingset_refault_anon"];
+/// The memory.high tenant's counters.
+const HIGH: &[&str] = &["hi.high", "hi.pgmajfault", "hi.workingset_refault_anon", "hi.pgsteal"];
+/// The memory.reclaim tenant's counters.
+const PROACTIVE: &[&str] = &["pr.pgscan", "pr.pgsteal", "pr.pgmajfault", "pr.workingset_refault_anon"];
+/// Dirty pages' counters.
+const DIRTY: &[&str] =
+    &["nr_dirtied", "nr_written", "nr_vmscan_write", "nr_vmscan_immediate_reclaim", "pgrotated", "pgsteal_file"];
+
+/// Every scenario. Adding one is adding a row. A global row runs in the guest
+/// only (on the host it would reclaim the whole machine); the guest's file
+/// pages are a null_blk device's page cache (initramfs pages cannot be
+/// reclaimed).
 const TABLE: &[Row] = &[
-    Row { name: "anon-seq", pattern: "anon-seq:anon={3/2},passes=4", swappiness: 60, global: false },
+    Row { name: "anon-seq", pattern: "anon-seq:anon={3/2},passes=4", ..ROW },
+    Row { name: "anon-zipf", pattern: "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1", ..ROW },
+    Row { name: "hotcold", pattern: HOTCOLD, ..ROW },
+    Row { name: "file-seq", pattern: "file-seq:file={3/2},passes=4", extra: FILE, ..ROW },
+    Row { name: "file-zipf", pattern: "file-zipf:file={3/2},ops={ops},alpha=0.8,seed=1", extra: FILE, ..ROW },
+    Row { name: "mixed-sw0", pattern: MIXED, swappiness: 0, on: On::Host, ..ROW },
+    Row { name: "mixed-sw60", pattern: MIXED, on: On::Host, ..ROW },
+    Row { name: "mixed-sw100", pattern: MIXED, swappiness: 100, on: On::Host, ..ROW },
+    Row { name: "mixed-sw200", pattern: MIXED, swappiness: 200, on: On::Host, ..ROW },
+    Row { name: "global-hotcold", pattern: GLOBAL_HOTCOLD, global: true, on: On::Guest, ..ROW },
     Row {
-        name: "anon-zipf",
-        pattern: "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1",
-        swappiness: 60,
-        global: false,
+        name: "global-zipf",
+        pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=1",
+        global: true,
+        on: On::Guest,
+        ..ROW
     },
-    Row { name: "hotcold", pattern: HOTCOLD, swappiness: 60, global: false },
-    Row { name: "file-seq", pattern: "file-seq:file={3/2},passes=4", swappiness: 60, global: false },
     Row {
-        name: "file-zipf",
-        pattern: "file-zipf:file={3/2},ops={ops},alpha=0.8,seed=1",
-        swappiness: 60,
-        global: false,
+        name: "blkswap-vma",
+        pattern: BLKSWAP,
+        on: On::Guest,
+        swap: Swap::Block { page_cluster: 3, vma_ra: true },
+        extra: SWAP_RA,
+        ..ROW
     },
-    Row { name: "mixed-sw0", pattern: MIXED, swappiness: 0, global: false },
-    Row { name: "mixed-sw60", pattern: MIXED, swappiness: 60, global: false },
-    Row { name: "mixed-sw100", pattern: MIXED, swappiness: 100, global: false },
-    Row { name: "mixed-sw200", pattern: MIXED, swappiness: 200, global: false },
-    Row { name: "global-hotcold", pattern: GLOBAL_HOTCOLD, swappiness: 60, global: true },
-    Row { name: "global-zipf", pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=1", swappiness: 60, global: true },
+    Row {
+        name: "blkswap-cluster",
+        pattern: BLKSWAP,
+        on: On::Guest,
+        swap: Swap::Block { page_cluster: 3, vma_ra: false },
+        extra: SWAP_RA,
+        ..ROW
+    },
+    Row {
+        name: "blkswap-pc0",
+        pattern: BLKSWAP,
+        on: On::Guest,
+        swap: Swap::Block { page_cluster: 0, vma_ra: true },
+        extra: SWAP_RA,
+        ..ROW
+    },
+    Row {
+        name: "global-file-seq",
+        pattern: "file-seq:file={1},passes=3",
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row {
+        name: "global-file-zipf",
+        pattern: "file-zipf:file={1},ops={ops},alpha=0.8,seed=1",
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row {
+        name: "global-mixed-sw0",
+        pattern: GLOBAL_MIXED,
+        swappiness: 0,
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row { name: "global-mixed-sw60", pattern: GLOBAL_MIXED, global: true, on: On::Guest, extra: FILE, ..ROW },
+    Row {
+        name: "global-mixed-sw100",
+        pattern: GLOBAL_MIXED,
+        swappiness: 100,
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row {
+        name: "global-mixed-sw200",
+        pattern: GLOBAL_MIXED,
+        swappiness: 200,
+        global: true,
+        on: On::Guest,
+        extra: FILE,
+        ..ROW
+    },
+    Row {
+        name: "global-dirty",
+        pattern: "file-seq:file={1},passes=2,write=1",
+        global: true,
+        on: On::Guest,
+        extra: DIRTY,
+        warmup: false,
+        ..ROW
+    },
+    Row {
+        name: "zswap-blk",
+        pattern: ZSWAP_ZIPF,
+        on: On::Guest,
+        swap: Swap::Block { page_cluster: 3, vma_ra: true },
+        extra: ZSWAP,
+        zswap_pool_pct: Some(1),
+        since: (6, 8),
+        ..ROW
+    },
+    Row {
+        name: "cg-low",
+        global: true,
+        on: On::Guest,
+        extra: TENANTS,
+        since: (4, 5),
+        tenants: &[
+            TenantRow {
+                group: "svc",
+                pattern: "anon-zipf:anon={3/16},ops={ops},alpha=0.8,seed=2",
+                knobs: &[("memory.low", "{1/4}")],
+            },
+            TenantRow { group: "batch", pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=3", knobs: &[] },
+        ],
+        ..ROW
+    },
+    Row {
+        name: "cg-high",
+        global: true,
+        on: On::Guest,
+        extra: HIGH,
+        since: (4, 5),
+        sim: false,
+        tenants: &[TenantRow {
+            group: "hi",
+            pattern: "anon-zipf:anon={1/4},ops={ops},alpha=0.8,seed=4",
+            knobs: &[("memory.high", "{1/8}")],
+        }],
+        ..ROW
+    },
+    Row {
+        name: "cg-reclaim",
+        global: true,
+        on: On::Guest,
+        extra: PROACTIVE,
+        since: (5, 19),
+        sim: false,
+        tenants: &[TenantRow {
+            group: "pr",
+            pattern: "anon-zipf:anon={1/4},ops={ops},alpha=0.8,seed=5",
+            knobs: &[("memory.reclaim", "{1/8}")],
+        }],
+        ..ROW
+    },
 ];
+
+/// Anon zipf over 1.5x the limit whose stores fill half of each page with
+/// bytes that do not compress (about 2:1), so that a 1% zswap pool fills and
+/// writes back to the block device behind it.
+const ZSWAP_ZIPF: &str = "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1,fill=2048";
+/// Anon zipf over 1.5x the limit with swap on a block device: swap readahead.
+const BLKSWAP: &str = "anon-zipf:anon={3/2},ops={ops},alpha=0.8,seed=1";
+/// Mixed anon and file in a guest of RAM R: R/2 of anon, R of file.
+const GLOBAL_MIXED: &str = "mixed:anon={1/2},file={1},ops={ops},alpha=0.8,share=50,seed=1";
 
 /// Seed 004's pattern: cold pages of the limit, hot sets of a quarter.
 const HOTCOLD: &str = "hotcold:anon={1},hot={1/4},step={1/4},activate=2,rounds=8";
@@ -120,12 +362,11 @@ fn fill(pattern: &str, scale: Scale) -> String {
     out + rest
 }
 
-/// Every scenario at `scale`; `anon_only` leaves out those with file pages;
-/// global rows where the scale has a guest RAM for them.
-pub fn all(scale: Scale, anon_only: bool) -> Vec<Scenario> {
+/// Every scenario of the host (`guest` false) or the guest kernels at `scale`.
+pub fn all(scale: Scale, guest: bool) -> Vec<Scenario> {
     TABLE
         .iter()
-        .filter(|r| !(anon_only && r.pattern.contains("file=")) && (!r.global || scale.global_ram_mb > 0))
+        .filter(|r| r.on == On::Both || (r.on == On::Guest) == guest)
         .map(|r| {
             let base = if r.global { scale.global_ram_mb } else { scale.limit_mb };
             Scenario {
@@ -134,9 +375,30 @@ pub fn all(scale: Scale, anon_only: bool) -> Vec<Scenario> {
                 limit_bytes: base << 20,
                 swappiness: r.swappiness,
                 global_ram_mb: r.global.then_some(base),
+                swap: r.swap,
+                extra: r.extra,
+                warmup: r.warmup,
+                zswap_pool_pct: r.zswap_pool_pct,
+                since: r.since,
+                sim: r.sim,
+                tenants: r
+                    .tenants
+                    .iter()
+                    .map(|t| Tenant {
+                        group: t.group.to_string(),
+                        pattern: fill(t.pattern, Scale { limit_mb: base, ..scale }),
+                        knobs: t.knobs.iter().map(|&(k, hole)| (k.to_string(), bytes(hole, base))).collect(),
+                    })
+                    .collect(),
             }
         })
         .collect()
+}
+
+/// `{N/D}` of `base` MiB, in bytes.
+fn bytes(hole: &str, base: u64) -> u64 {
+    let filled = fill(hole, Scale { limit_mb: base, ops: 0, global_ram_mb: 0 });
+    filled.trim_end_matches('M').parse::<u64>().expect("TABLE: a size hole") << 20
 }
 
 /// The scenarios of `set` that `name` selects: one by name, or `all`.
@@ -174,13 +436,35 @@ mod tests {
         let sw200 = host.iter().find(|s| s.name == "mixed-sw200").unwrap();
         assert_eq!(sw200.pattern, "mixed:anon=64M,file=128M,ops=1000000,alpha=0.8,share=50,seed=1");
         assert_eq!(sw200.swappiness, 200);
-        let guest: Vec<String> = all(Scale::guest(true), true).into_iter().map(|s| s.name).collect();
-        assert_eq!(guest, ["anon-seq", "anon-zipf", "hotcold", "global-hotcold", "global-zipf"]);
-        let quick = all(Scale::guest(true), true);
-        assert_eq!(quick[2].pattern, "hotcold:anon=16M,hot=4M,step=4M,activate=2,rounds=8");
-        assert_eq!(quick[3].pattern, "hotcold:anon=64M,hot=16M,step=16M,activate=2,rounds=8");
-        assert_eq!(quick[3].global_ram_mb, Some(128));
-        assert_eq!(all(Scale::guest(false), true)[4].pattern, "anon-zipf:anon=256M,ops=500000,alpha=0.8,seed=1");
+        let guest = all(Scale::guest(true), true);
+        let names: Vec<&str> = guest.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names[..7],
+            ["anon-seq", "anon-zipf", "hotcold", "file-seq", "file-zipf", "global-hotcold", "global-zipf"]
+        );
+        assert!(!names.contains(&"mixed-sw60"), "memory-group mixed rows run on the host only");
+        assert!(names.contains(&"global-mixed-sw200") && names.contains(&"blkswap-pc0"));
+        let quick = |name: &str| guest.iter().find(|s| s.name == name).unwrap().clone();
+        assert_eq!(quick("hotcold").pattern, "hotcold:anon=16M,hot=4M,step=4M,activate=2,rounds=8");
+        assert_eq!(quick("global-hotcold").pattern, "hotcold:anon=64M,hot=16M,step=16M,activate=2,rounds=8");
+        assert_eq!(quick("global-hotcold").global_ram_mb, Some(128));
+        assert_eq!(quick("blkswap-cluster").swap, Swap::Block { page_cluster: 3, vma_ra: false });
+        assert_eq!(quick("blkswap-pc0").extra, SWAP_RA);
+        assert_eq!(quick("global-mixed-sw0").pattern, "mixed:anon=64M,file=128M,ops=60000,alpha=0.8,share=50,seed=1");
+        assert!(!quick("global-dirty").warmup && quick("global-dirty").pattern.ends_with("write=1"));
+        assert!(guest.iter().filter(|s| s.name != "global-dirty").all(|s| s.warmup));
+        let low = quick("cg-low");
+        assert_eq!((low.pattern.as_str(), low.tenants.len(), low.global_ram_mb), ("", 2, Some(128)));
+        assert_eq!(low.tenants[0].knobs, [("memory.low".to_string(), 32 << 20)]);
+        assert_eq!(low.tenants[0].pattern, "anon-zipf:anon=24M,ops=60000,alpha=0.8,seed=2");
+        assert!(low.tenants[1].knobs.is_empty() && low.sim);
+        assert!(
+            !quick("cg-high").sim && !quick("cg-reclaim").sim,
+            "the simulator refuses memory.high and memory.reclaim"
+        );
+        assert_eq!(quick("cg-reclaim").tenants[0].knobs, [("memory.reclaim".to_string(), 16 << 20)]);
+        assert_eq!(quick("zswap-blk").since, (6, 8));
+        assert_eq!(all(Scale::guest(false), true)[6].pattern, "anon-zipf:anon=256M,ops=500000,alpha=0.8,seed=1");
     }
 
     #[test]
