@@ -246,6 +246,9 @@ impl SimBuilder {
             let lruvecs = (0..self.m.mm.cgroups.len()).map(|_| (entry.build)(&self.m.cfg.reclaim)).collect();
             self.m.policy = Box::new(reclaim::tree::TreePolicy::new(lruvecs, self.m.cfg.cgroups.recursive_prot));
         }
+        if self.m.mm.tracing() {
+            self.m.policy = super::trace_events::traced(self.m.policy);
+        }
         let cpus = match self.m.cfg.sched.cpus {
             0 => (self.threads.len() + self.m.kswapds.len()) as u32,
             n => n as u32,
