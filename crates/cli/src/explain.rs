@@ -181,7 +181,14 @@ impl Digest {
                     Some("none") | None => "no shadow left (this kernel keeps none for this page type)".to_string(),
                     Some(s) => format!("shadow {s} left in its slot"),
                 };
-                let h = self.step(&page, l.at_ns, format!("evicted by {who} at priority {p} from {list}; {shadow}"));
+                let h = self.step(
+                    &page,
+                    l.at_ns,
+                    format!(
+                        "evicted by {who} at priority {p} from {list} (not used again since reclaim last \
+                         looked at it or since it was listed, so nothing spared it); {shadow}"
+                    ),
+                );
                 h.evictions += 1;
             }
             "reclaimsim_refault" => {
@@ -311,7 +318,8 @@ mod tests {
         assert!(
             out.contains("page r0:7: evicted 1 times, came back 1 times; refault checks: 0 activated it, 1 did not")
         );
-        assert!(out.contains("evicted by direct reclaim in t-1000 at priority 11 from inactive_anon; shadow 0x40"));
+        assert!(out.contains("evicted by direct reclaim in t-1000 at priority 11 from inactive_anon (not used again"));
+        assert!(out.contains("so nothing spared it); shadow 0x40"), "{out}");
         assert!(out.contains("distance 10 > workingset size 4 (active_file)"), "{out}");
         assert!(out.contains("so it is not activated"));
         assert!(out.contains("pgsteal_direct             direct           1 11:1\n"), "{out}");

@@ -163,6 +163,9 @@ pub enum Tracepoint {
     },
     /// `mm_vmscan_throttled`.
     Throttled {
+        /// The node whose reclaim waited (the node shrunk, or for an
+        /// allocation that made no progress the first node of its zonelist).
+        nid: u8,
         /// The wait's timeout, microseconds.
         usec_timeout: u64,
         /// The time waited, microseconds.

@@ -353,14 +353,14 @@ fn write_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) {
             reclaim_flags(file)
         ),
         Tracepoint::WriteFolio { pfn } => write_page(out, mm, pfn, Layout::V6),
-        Tracepoint::Throttled { usec_timeout, usec_delayed, reason } => match reason {
+        Tracepoint::Throttled { nid, usec_timeout, usec_delayed, reason } => match reason {
             ThrottleState::CongestionWait | ThrottleState::WaitIffCongested => {
                 write!(out, "usec_timeout={usec_timeout} usec_delayed={usec_delayed}")
             }
             // KERNEL: the format string spells it `usect_delayed`.
             _ => write!(
                 out,
-                "nid=0 usec_timeout={usec_timeout} usect_delayed={usec_delayed} reason=VMSCAN_THROTTLE_{}",
+                "nid={nid} usec_timeout={usec_timeout} usect_delayed={usec_delayed} reason=VMSCAN_THROTTLE_{}",
                 match reason {
                     ThrottleState::Writeback => "WRITEBACK",
                     ThrottleState::NoProgress => "NOPROGRESS",
@@ -484,9 +484,9 @@ mod tests {
             line(Task::Thread(0), begin, V3_2).ends_with("order=0 may_writepage=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n")
         );
         let throttled =
-            Tracepoint::Throttled { usec_timeout: 100_000, usec_delayed: 40, reason: ThrottleState::Writeback };
-        assert!(line(Task::Kswapd(0), throttled, Layout::V6).ends_with(
-            ": mm_vmscan_throttled: nid=0 usec_timeout=100000 usect_delayed=40 reason=VMSCAN_THROTTLE_WRITEBACK\n"
+            Tracepoint::Throttled { nid: 1, usec_timeout: 100_000, usec_delayed: 40, reason: ThrottleState::Writeback };
+        assert!(line(Task::Kswapd(1), throttled, Layout::V6).ends_with(
+            ": mm_vmscan_throttled: nid=1 usec_timeout=100000 usect_delayed=40 reason=VMSCAN_THROTTLE_WRITEBACK\n"
         ));
     }
 

@@ -286,6 +286,9 @@ impl SimBuilder {
                 self.m.group_psi_of(tid, |p| p.task_start(0));
             }
         }
+        if self.m.mm.tracing() {
+            self.m.policy = super::trace_events::traced(self.m.policy);
+        }
         let cpus = match self.m.cfg.sched.cpus {
             0 => (self.threads.len() + self.m.kswapds.len()) as u32,
             n => n as u32,

@@ -202,13 +202,8 @@ impl Machine {
     /// `lru_cache_add()` on the running thread's CPU: the policy lists the page;
     /// true if the page would already carry `PG_lru` (its add filled the batch).
     pub(super) fn lru_add(&mut self, pfn: Pfn, origin: Origin, shadow: Option<mm::Shadow>) -> bool {
-        // Recording lists the page out of line: the common path keeps nothing
-        // alive across the policy's call for the records.
-        if self.mm.tracing() {
-            self.traced_lru_add(pfn, origin, shadow);
-        } else {
-            self.policy.add_page(&mut self.mm, pfn, origin, shadow);
-        }
+        // While recording, the policy is wrapped to record the listing (trace_events::Traced).
+        self.policy.add_page(&mut self.mm, pfn, origin, shadow);
         self.lru_batches.add()
     }
 

@@ -133,7 +133,7 @@ impl Machine {
             // PG_reclaim writeback inside reclaim, a charge with writes in
             // flight waits like a throttled allocation and retries.
             if self.mm.dirty.nr_writeback > 0 {
-                return Err(self.throttle(now + stall));
+                return Err(self.throttle(now + stall, self.task_node()));
             }
             if retries == 0 {
                 return Err(Stall::MemcgOom(over, now + stall));

@@ -360,6 +360,8 @@ impl Sim {
         let lru_cpu = m.cpu_index(actor, tid);
         let mut horizon = m.horizon_after(th.clock, limit);
         let access_ns = m.cfg.cpu.access_ns;
+        // Tested once a slice: the per-access context below tests a local.
+        let tracing = m.mm.tracing();
         loop {
             let (access, started) = match th.pending.take() {
                 Some(p) => p,
@@ -380,7 +382,9 @@ impl Sim {
                         continue;
                     }
                     Step::Control(w) => {
-                        m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
+                        if tracing {
+                            m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
+                        }
                         th.clock += m.control_write(w, th.clock);
                         continue;
                     }
@@ -406,7 +410,9 @@ impl Sim {
                 m.events += 1;
                 m.lru_batches.set_cpu(lru_cpu);
                 m.numa.current = tid;
-                m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
+                if tracing {
+                    m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
+                }
                 m.waker = Some(actor);
                 m.sleep_ns = 0;
                 let result = m.slow_access(access, th.clock);

@@ -152,7 +152,7 @@ impl Machine {
         }
         match zone {
             Some(z) => Ok((self.take(z, t, owner, index, flags), stall)),
-            None => Err(self.throttle(now + stall)),
+            None => Err(self.throttle(now + stall, t.preferred)),
         }
     }
 
@@ -182,6 +182,11 @@ impl Machine {
             }
         }
         t
+    }
+
+    /// The running thread's node (`numa_node_id()`; 0 outside a thread).
+    pub(super) fn task_node(&self) -> u8 {
+        self.numa.tasks.get(self.numa.current).map_or(0, |(p, _)| p.node)
     }
 
     /// The zones `t` may use, in fallback order.
@@ -276,8 +281,9 @@ impl Machine {
     /// S-EN3: an allocation that reclaim could not satisfy waits until something
     /// can change (the next event, at most one jiffy), then retries; after
     /// `OOM_STALL_LIMIT` such waits in a row without progress the machine is
-    /// out of memory (the caller invokes the OOM killer).
-    pub(super) fn throttle(&mut self, at: Nanos) -> Stall {
+    /// out of memory (the caller invokes the OOM killer). `nid`: the first
+    /// node of the allocation's zonelist, which the kernel's wait names.
+    pub(super) fn throttle(&mut self, at: Nanos, nid: u8) -> Stall {
         // Writes in flight will free pages: waiting for them is not a failure.
         if self.mm.dirty.nr_writeback == 0 {
             self.stalled_attempts += 1;
@@ -287,7 +293,7 @@ impl Machine {
         }
         let retry = (at + JIFFY_NS).min(self.queue.next_time().max(at + 1));
         let (usec_timeout, usec_delayed, reason) = (JIFFY_NS / 1000, (retry - at) / 1000, ThrottleState::NoProgress);
-        self.mm.trace_at(retry, || Tracepoint::Throttled { usec_timeout, usec_delayed, reason });
+        self.mm.trace_at(retry, || Tracepoint::Throttled { nid, usec_timeout, usec_delayed, reason });
         Stall::Retry(retry)
     }
 

@@ -117,7 +117,8 @@ impl Machine {
                 let wait = self.throttle_wait(t.reason, at);
                 self.reclaim_throttled_ns += wait;
                 let timeout = t.reason.timeout_jiffies(HZ) * JIFFY_NS;
-                self.mm.trace_at(at + wait, || super::trace_events::throttled(t.reason, timeout, wait));
+                let nid = sc.nid.unwrap_or_else(|| self.task_node());
+                self.mm.trace_at(at + wait, || super::trace_events::throttled(nid, t.reason, timeout, wait));
                 wait
             }
             None => 0,

@@ -216,23 +216,23 @@ impl Classic {
             self.stat_len(AF)
         };
         let activated = distance <= workingset_size;
-        // The lists counted, bit n for list n.
-        let lists = 1 << AF | ((challenges && anon) as u8) << IF | ((challenges && swap) as u8) << AA;
+        if activated {
+            mm.frames[pfn].flags.set(PageFlags::ACTIVE);
+            self.age_nonresident(1);
+            mm.stat.count(if anon { VmEvent::WorkingsetActivateAnon } else { VmEvent::WorkingsetActivateFile }, 1);
+            if workingset {
+                mm.frames[pfn].flags.set(PageFlags::WORKINGSET);
+                self.note_cost(if anon { ANON } else { FILE }, 1, 0);
+                mm.stat.count(if anon { VmEvent::WorkingsetRestoreAnon } else { VmEvent::WorkingsetRestoreFile }, 1);
+            }
+        }
+        // Recorded last: the check keeps nothing for it when off. Bit n of the lists counted is list n.
         mm.trace(|| {
-            let workingset_lists = lists | ((challenges && swap && !anon) as u8) << IA;
+            let (ca, cs) = (challenges && anon, challenges && swap);
+            let lists = [(AF, true), (IF, ca), (AA, cs), (IA, cs && !anon)];
+            let workingset_lists = lists.iter().fold(0, |m, &(l, on)| m | (on as u8) << l);
             Tracepoint::SimRefault { pfn, distance, workingset_size, workingset_lists, workingset, activated }
         });
-        if !activated {
-            return;
-        }
-        mm.frames[pfn].flags.set(PageFlags::ACTIVE);
-        self.age_nonresident(1);
-        mm.stat.count(if anon { VmEvent::WorkingsetActivateAnon } else { VmEvent::WorkingsetActivateFile }, 1);
-        if workingset {
-            mm.frames[pfn].flags.set(PageFlags::WORKINGSET);
-            self.note_cost(if anon { ANON } else { FILE }, 1, 0);
-            mm.stat.count(if anon { VmEvent::WorkingsetRestoreAnon } else { VmEvent::WorkingsetRestoreFile }, 1);
-        }
     }
 
     /// `activate_page()` from `do_swap_page()` before v5.9: activates `pfn` if it is
