@@ -1,6 +1,6 @@
 //! `struct scan_control`: what one reclaim invocation wants and what it did.
 
-use crate::throttle::Throttle;
+use crate::throttle::{Isolating, Throttle};
 use mm::{Pfn, VmEvent};
 
 /// Who is reclaiming; picks the `*_kswapd` or `*_direct` counter variant.
@@ -156,6 +156,12 @@ pub struct ScanControl {
     pub memcg_low_reclaim: bool,
     /// `sc->memcg_low_skipped`: a group was spared for its `memory.low`.
     pub memcg_low_skipped: bool,
+    /// Pages taken off the LRU lists (anon, file) by the classic LRU in this invocation.
+    pub isolated: [u64; 2],
+    /// What other direct reclaimers hold isolated meanwhile (`too_many_isolated()`).
+    pub isolating: Isolating,
+    /// Time slept inside this invocation (`too_many_isolated()`), ns.
+    pub slept_ns: u64,
 }
 
 impl ScanControl {
@@ -185,6 +191,9 @@ impl ScanControl {
             target_memcg: mm::CgId::ROOT,
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
+            isolated: [0, 0],
+            isolating: Isolating::default(),
+            slept_ns: 0,
         }
     }
 }

@@ -121,6 +121,7 @@ impl SimBuilder {
                 stalled_attempts: 0,
                 flusher: Flusher::default(),
                 reclaim_throttled_ns: 0,
+                isolating: Vec::new(),
                 memcg,
                 sampler: Sampler::off(),
                 sched,

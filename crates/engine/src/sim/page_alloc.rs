@@ -11,6 +11,7 @@ use super::{reclaim_clock, Machine, Stall, OOM_STALL_LIMIT};
 use crate::{Nanos, JIFFY_NS};
 use mm::tracepoint::{ThrottleState, Tracepoint};
 use mm::{Owner, PcpForm, Pfn, VmEvent, Watermark, ZoneId};
+use reclaim::throttle::{InFlight, Isolating};
 use reclaim::watermark::zone_watermark_ok;
 use reclaim::{direct, ReclaimWork};
 
@@ -119,13 +120,26 @@ impl Machine {
         self.lru_batches.drain();
         self.mm.trace(|| Tracepoint::ReclaimBegin { memcg: false });
         let scope = (class, (t.only_preferred && self.mm.nodes.len() > 1).then_some(t.preferred));
-        let sc = self.timed_reclaim(now, |mm, policy, clock| direct::try_to_free_pages(mm, policy, env, scope, clock));
-        let mut stall = self.work_cost(&sc.work);
-        self.direct_reclaim_ns += stall;
+        // The other direct reclaimers still at work hold pages isolated (S-TH2).
+        let ended = self.isolating.partition_point(|r| r.end_ns <= now);
+        self.isolating.drain(..ended);
+        let others = Isolating::new(&self.isolating, now);
+        let sc = self.timed_reclaim(now, |mm, policy, clock| {
+            direct::try_to_free_pages_among(mm, policy, env, scope, others, clock)
+        });
+        let cpu = self.work_cost(&sc.work);
+        self.direct_reclaim_ns += cpu;
         self.direct_work.add(&sc.work);
-        let wait = self.after_reclaim(&sc, now, stall);
-        self.sleep_ns += wait;
-        stall += wait;
+        // The call's sleeps (too_many_isolated, counted as coming first) and its work.
+        let call = sc.slept_ns + cpu;
+        if let Some(r) = InFlight::of(sc.isolated, now + sc.slept_ns, now + call) {
+            let at = self.isolating.partition_point(|o| o.end_ns <= r.end_ns);
+            self.isolating.insert(at, r);
+        }
+        self.reclaim_throttled_ns += sc.slept_ns;
+        let wait = self.after_reclaim(&sc, now, call);
+        self.sleep_ns += sc.slept_ns + wait;
+        let stall = call + wait;
         self.mm.trace_at(now + stall, || Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: sc.nr_reclaimed });
         self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
         if sc.nr_reclaimed > 0 {
