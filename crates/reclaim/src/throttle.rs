@@ -24,12 +24,14 @@
 //! - S-TH2: the other reclaimers are the engine's direct reclaim calls in flight
 //!   ([`Isolating`]); each holds one 32-page batch while it works (its CPU time),
 //!   split between anon and file as its isolations were; kswapd's and
-//!   memcg-limit reclaim's batches are not counted, and only direct reclaimers check.
+//!   memcg-limit reclaim's batches are not counted, and only direct reclaimers
+//!   check; the limit is from the lruvec's own inactive list (the node's
+//!   without cgroup groups; the kernel's is always the node's).
 //! - S-TH3: before v5.16 the wait is one 100 ms sleep, then the batch is skipped
 //!   if still over the limit (v3.x-4.12 slept again until under it).
 //!
-//! Decisions only: the engine turns a [`Throttle`] into a wait with its timeout
-//! and early wake-up. Simplification S-TH1: a throttle ends the current pass
+//! Apart from that in-call sleep, decisions only: the engine turns a
+//! [`Throttle`] into a wait with its timeout and early wake-up. Simplification S-TH1: a throttle ends the current pass
 //! (the kernel sleeps and then finishes the pass); kswapd repeats the pass at the
 //! same priority after the wait.
 
@@ -119,12 +121,12 @@ pub struct Isolating {
 
 impl Isolating {
     /// The calls `by_end` (ordered by end time, all ending after `now`) seen by a call beginning at `now`.
-    pub fn new(by_end: &[InFlight], now: u64) -> Isolating {
+    pub fn new(by_end: Vec<InFlight>, now: u64) -> Isolating {
         debug_assert!(by_end.windows(2).all(|w| w[0].end_ns <= w[1].end_ns) && by_end.iter().all(|r| r.end_ns > now));
         let mut by_start: Vec<InFlight> = by_end.iter().filter(|r| r.from_ns > now).copied().collect();
         by_start.sort_unstable_by_key(|r| r.from_ns);
         let held = by_end.iter().filter(|r| r.from_ns <= now).fold([0, 0], |h, r| add(h, r.held));
-        Isolating { by_end: by_end.to_vec(), by_start, ended: 0, started: 0, held }
+        Isolating { by_end, by_start, ended: 0, started: 0, held }
     }
 
     /// Pages of type `ty` held isolated at `now` (not before the last time

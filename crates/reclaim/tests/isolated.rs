@@ -36,7 +36,7 @@ fn others(ends: [u64; 5]) -> Vec<InFlight> {
 /// A direct reclaim call at time 0 among `in_flight` under `throttle`.
 fn reclaim(in_flight: &[InFlight], throttle: DirtyThrottle) -> ScanControl {
     let (mut mm, mut p) = machine(throttle);
-    let isolating = Isolating::new(in_flight, 0);
+    let isolating = Isolating::new(in_flight.to_vec(), 0);
     try_to_free_pages_among(&mut mm, &mut p, PageoutEnv::TODAY, (ZoneId::Normal, None), isolating, &mut Untimed)
 }
 

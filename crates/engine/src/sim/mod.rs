@@ -188,8 +188,8 @@ struct Machine {
     flusher: Flusher,
     /// Time reclaimers (kswapd and direct) slept in reclaim throttling.
     reclaim_throttled_ns: Nanos,
-    /// Direct reclaim calls in flight, by end time (S-TH2).
-    isolating: Vec<reclaim::throttle::InFlight>,
+    /// Direct reclaim calls in flight and their threads, by end time (S-TH2).
+    isolating: Vec<(u32, reclaim::throttle::InFlight)>,
     /// The memory cgroup holding the workload, if limited.
     memcg: Option<crate::memcg::Memcg>,
     /// Periodic state samples (off unless asked for).

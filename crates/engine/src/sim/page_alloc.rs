@@ -121,9 +121,10 @@ impl Machine {
         self.mm.trace(|| Tracepoint::ReclaimBegin { memcg: false });
         let scope = (class, (t.only_preferred && self.mm.nodes.len() > 1).then_some(t.preferred));
         // The other direct reclaimers still at work hold pages isolated (S-TH2).
-        let ended = self.isolating.partition_point(|r| r.end_ns <= now);
+        let ended = self.isolating.partition_point(|r| r.1.end_ns <= now);
         self.isolating.drain(..ended);
-        let others = Isolating::new(&self.isolating, now);
+        let tid = self.numa.current as u32;
+        let others = Isolating::new(self.isolating.iter().filter(|r| r.0 != tid).map(|r| r.1).collect(), now);
         let sc = self.timed_reclaim(now, |mm, policy, clock| {
             direct::try_to_free_pages_among(mm, policy, env, scope, others, clock)
         });
@@ -133,8 +134,10 @@ impl Machine {
         // The call's sleeps (too_many_isolated, counted as coming first) and its work.
         let call = sc.slept_ns + cpu;
         if let Some(r) = InFlight::of(sc.isolated, now + sc.slept_ns, now + call) {
-            let at = self.isolating.partition_point(|o| o.end_ns <= r.end_ns);
-            self.isolating.insert(at, r);
+            // A thread has one call in flight at most (access_now drives calls all at time 0).
+            self.isolating.retain(|o| o.0 != tid);
+            let at = self.isolating.partition_point(|o| o.1.end_ns <= r.end_ns);
+            self.isolating.insert(at, (tid, r));
         }
         self.reclaim_throttled_ns += sc.slept_ns;
         let wait = self.after_reclaim(&sc, now, call);
