@@ -74,6 +74,8 @@ pub enum ThrottleState {
     NoProgress,
     /// `VMSCAN_THROTTLE_CONGESTED`.
     Congested,
+    /// `VMSCAN_THROTTLE_ISOLATED` (v5.16+ `too_many_isolated()`).
+    Isolated,
     /// Before v5.16: `congestion_wait()` (tracepoint `writeback_congestion_wait`).
     CongestionWait,
     /// Before v5.16: `wait_iff_congested()` (tracepoint `writeback_wait_iff_congested`).

@@ -1,6 +1,6 @@
 //! `struct scan_control`: what one reclaim invocation wants and what it did.
 
-use crate::throttle::Throttle;
+use crate::throttle::{Isolating, Throttle};
 use mm::{Pfn, VmEvent};
 
 /// Who is reclaiming; picks the `*_kswapd` or `*_direct` counter variant.
@@ -159,6 +159,12 @@ pub struct ScanControl {
     /// `sc->proactive_swappiness`: `memory.reclaim`'s `swappiness=`, which
     /// replaces `vm.swappiness` for this reclaim.
     pub proactive_swappiness: Option<u32>,
+    /// Pages taken off the LRU lists (anon, file) by the classic LRU in this invocation.
+    pub isolated: [u64; 2],
+    /// What other direct reclaimers hold isolated meanwhile (`too_many_isolated()`).
+    pub isolating: Isolating,
+    /// Time slept inside this invocation (`too_many_isolated()`), ns.
+    pub slept_ns: u64,
 }
 
 impl ScanControl {
@@ -189,6 +195,9 @@ impl ScanControl {
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
             proactive_swappiness: None,
+            isolated: [0, 0],
+            isolating: Isolating::default(),
+            slept_ns: 0,
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::config::DirtyThrottle;
 use crate::control::{Reclaimer, ScanControl};
 use crate::pageout::PageoutEnv;
 use crate::policy::ReclaimPolicy;
+use crate::throttle::Isolating;
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use mm::{Mm, VmEvent, ZoneId};
 
@@ -40,17 +41,32 @@ impl PassTime for Untimed {
 }
 
 /// Runs direct reclaim for one allocation whose highest zone is `reclaim_idx`,
-/// on node `nid` only or (`None`) on every node; returns the scan control with what it did.
+/// on node `nid` only or (`None`) on every node, with no other reclaimer at
+/// work; returns the scan control with what it did.
 pub fn try_to_free_pages(
     mm: &mut Mm,
     policy: &mut dyn ReclaimPolicy,
     env: PageoutEnv,
+    scope: (ZoneId, Option<u8>),
+    clock: &mut dyn PassTime,
+) -> ScanControl {
+    try_to_free_pages_among(mm, policy, env, scope, Isolating::default(), clock)
+}
+
+/// [`try_to_free_pages`] while other direct reclaimers hold the pages
+/// `isolating` says (`too_many_isolated()`, S-TH2).
+pub fn try_to_free_pages_among(
+    mm: &mut Mm,
+    policy: &mut dyn ReclaimPolicy,
+    env: PageoutEnv,
     (reclaim_idx, nid): (ZoneId, Option<u8>),
+    isolating: Isolating,
     clock: &mut dyn PassTime,
 ) -> ScanControl {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
     sc.reclaim_idx = reclaim_idx;
     sc.nid = nid;
+    sc.isolating = isolating;
     do_try_to_free_pages(mm, policy, env, &mut sc, clock);
     sc
 }

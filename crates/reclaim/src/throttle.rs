@@ -13,15 +13,35 @@
 //! - v5.16+ (spec F.5/F.6): flags per `shrink_node` pass, `reclaim_throttle()`
 //!   WRITEBACK for kswapd's immediate pages and CONGESTED for direct reclaimers.
 //!
-//! Decisions only: the engine turns a [`Throttle`] into a wait with its timeout
-//! and early wake-up. Simplification S-TH1: a throttle ends the current pass
+//! Every version: `too_many_isolated()` at the start of `shrink_inactive_list()`
+//! stops a direct reclaimer while other direct reclaimers hold more pages of the
+//! type isolated than an eighth of its inactive list: v3.x-4.12
+//! `congestion_wait(HZ/10)` in a loop, v4.13-5.15 `msleep(100)` once, v5.16+
+//! `reclaim_throttle(ISOLATED)` once (HZ/50, woken when isolation drops); then
+//! the batch goes on, or is skipped if the limit is still exceeded. This wait
+//! happens inside the call (the reclaimer holds nothing while it sleeps).
+//! Simplifications:
+//! - S-TH2: the other reclaimers are the engine's direct reclaim calls in flight
+//!   ([`Isolating`]); each holds one 32-page batch while it works (its CPU time),
+//!   split between anon and file as its isolations were; kswapd's and
+//!   memcg-limit reclaim's batches are not counted, and only direct reclaimers
+//!   check; the limit is from the lruvec's own inactive list (the node's
+//!   without cgroup groups; the kernel's is always the node's).
+//! - S-TH3: before v5.16 the wait is one 100 ms sleep, then the batch is skipped
+//!   if still over the limit (v3.x-4.12 slept again until under it).
+//!
+//! Apart from that in-call sleep, decisions only: the engine turns a
+//! [`Throttle`] into a wait with its timeout and early wake-up. Simplification S-TH1: a throttle ends the current pass
 //! (the kernel sleeps and then finishes the pass); kswapd repeats the pass at the
 //! same priority after the wait.
 
 use crate::config::{DirtyConfig, DirtyThrottle};
 use crate::control::{Reclaimer, ScanControl};
+use crate::direct::PassTime;
 use crate::pageout::{FolioStat, PageoutEnv};
-use crate::DEF_PRIORITY;
+use crate::policy::ReclaimPolicy;
+use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
+use mm::tracepoint::{ThrottleState, Tracepoint};
 use mm::Mm;
 
 /// Why a reclaimer waits.
@@ -61,6 +81,125 @@ fn ask(sc: &mut ScanControl, reason: ThrottleReason) {
     if sc.throttle.is_none() {
         sc.throttle = Some(Throttle { reason });
     }
+}
+
+/// One direct reclaim call in flight, as the engine records it (S-TH2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InFlight {
+    /// When it starts holding pages (ns): after its sleeps.
+    pub from_ns: u64,
+    /// When it ends (ns).
+    pub end_ns: u64,
+    /// Pages it holds isolated (anon, file).
+    pub held: [u64; 2],
+}
+
+impl InFlight {
+    /// The record of a call that isolated `isolated` pages (anon, file) and
+    /// works from `from_ns` to `end_ns`: one `SWAP_CLUSTER_MAX` batch split in
+    /// proportion, or `None` if it isolated nothing.
+    pub fn of(isolated: [u64; 2], from_ns: u64, end_ns: u64) -> Option<InFlight> {
+        let total = isolated[0] + isolated[1];
+        (total > 0).then(|| InFlight { from_ns, end_ns, held: isolated.map(|n| SWAP_CLUSTER_MAX * n / total) })
+    }
+}
+
+/// The pages other direct reclaimers hold isolated while one reclaim call
+/// runs, read at the call's advancing time.
+#[derive(Clone, Debug, Default)]
+pub struct Isolating {
+    /// The calls in flight when the call began, by end time.
+    by_end: Vec<InFlight>,
+    /// Those that start holding pages later, by start time (few: those asleep).
+    by_start: Vec<InFlight>,
+    /// `by_end[..ended]` have ended and `by_start[..started]` started by the last time read.
+    ended: usize,
+    started: usize,
+    /// Pages held at the last time read.
+    held: [u64; 2],
+}
+
+impl Isolating {
+    /// The calls `by_end` (ordered by end time, all ending after `now`) seen by a call beginning at `now`.
+    pub fn new(by_end: Vec<InFlight>, now: u64) -> Isolating {
+        debug_assert!(by_end.windows(2).all(|w| w[0].end_ns <= w[1].end_ns) && by_end.iter().all(|r| r.end_ns > now));
+        let mut by_start: Vec<InFlight> = by_end.iter().filter(|r| r.from_ns > now).copied().collect();
+        by_start.sort_unstable_by_key(|r| r.from_ns);
+        let held = by_end.iter().filter(|r| r.from_ns <= now).fold([0, 0], |h, r| add(h, r.held));
+        Isolating { by_end, by_start, ended: 0, started: 0, held }
+    }
+
+    /// Pages of type `ty` held isolated at `now` (not before the last time
+    /// read) exceed `limit`.
+    fn over(&mut self, ty: usize, limit: u64, now: u64) -> bool {
+        while let Some(r) = self.by_start.get(self.started).filter(|r| r.from_ns <= now) {
+            self.held = add(self.held, r.held);
+            self.started += 1;
+        }
+        while let Some(r) = self.by_end.get(self.ended).filter(|r| r.end_ns <= now) {
+            self.held = [self.held[0] - r.held[0], self.held[1] - r.held[1]];
+            self.ended += 1;
+        }
+        self.held[ty] > limit
+    }
+
+    /// The first time pages of type `ty` held drop to at most `limit` (after [`Isolating::over`]).
+    fn drops_to(&self, ty: usize, limit: u64) -> Option<u64> {
+        let (mut held, mut starts) = (self.held[ty], self.by_start[self.started..].iter().peekable());
+        self.by_end[self.ended..].iter().find_map(|r| {
+            while let Some(s) = starts.next_if(|s| s.from_ns <= r.end_ns) {
+                held += s.held[ty];
+            }
+            held -= r.held[ty];
+            (held <= limit).then_some(r.end_ns)
+        })
+    }
+}
+
+fn add(a: [u64; 2], b: [u64; 2]) -> [u64; 2] {
+    [a[0] + b[0], a[1] + b[1]]
+}
+
+/// `reclaim_throttle(VMSCAN_THROTTLE_ISOLATED)`'s timeout, HZ/50.
+const ISOLATED_TIMEOUT_NS: u64 = 20_000_000;
+/// Before v5.16 (S-TH3): `msleep(100)`, or `congestion_wait(HZ/10)`.
+const ISOLATED_SLEEP_NS: u64 = 100_000_000;
+
+/// `too_many_isolated()` before a direct reclaimer's inactive batch of type
+/// `ty` (0 anon, 1 file) whose inactive list has `inactive` pages: other
+/// reclaimers hold more than `inactive / 8` (the caller may do IO and FS).
+/// Then the reclaimer sleeps once (`sc.slept_ns`), letting time pass through
+/// `clock`; returns true if the batch must be skipped (still too many).
+pub fn too_many_isolated(
+    mm: &mut Mm,
+    policy: &mut dyn ReclaimPolicy,
+    sc: &mut ScanControl,
+    clock: &mut dyn PassTime,
+    (cfg, ty, inactive): (&DirtyConfig, usize, u64),
+) -> bool {
+    if sc.reclaimer != Reclaimer::Direct {
+        return false;
+    }
+    let limit = inactive >> 3;
+    let now = sc.now_ns;
+    if !sc.isolating.over(ty, limit, now) {
+        return false;
+    }
+    let (timeout, reason) = if cfg.throttle == DirtyThrottle::Throttle {
+        (ISOLATED_TIMEOUT_NS, ThrottleState::Isolated)
+    } else {
+        (ISOLATED_SLEEP_NS, ThrottleState::CongestionWait)
+    };
+    let woken = sc.isolating.drops_to(ty, limit).filter(|_| reason == ThrottleState::Isolated);
+    let wake = woken.map_or(now + timeout, |at| at.min(now + timeout));
+    sc.slept_ns += wake - now;
+    sc.now_ns = wake;
+    let (usec_timeout, usec_delayed) = (timeout / 1000, (wake - now) / 1000);
+    // The node shrunk; a reclaim over every node's pages reports node 0.
+    let nid = sc.nid.unwrap_or(0);
+    mm.trace_at(wake, || Tracepoint::Throttled { nid, usec_timeout, usec_delayed, reason });
+    clock.pass_time(mm, policy, sc);
+    sc.isolating.over(ty, limit, wake)
 }
 
 /// The end of `shrink_inactive_list()` for one batch: node flags and waits of

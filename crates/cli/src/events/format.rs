@@ -364,6 +364,7 @@ fn write_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) {
                 match reason {
                     ThrottleState::Writeback => "WRITEBACK",
                     ThrottleState::NoProgress => "NOPROGRESS",
+                    ThrottleState::Isolated => "ISOLATED",
                     _ => "CONGESTED",
                 }
             ),

@@ -123,6 +123,7 @@ impl SimBuilder {
                 stalled_attempts: 0,
                 flusher: Flusher::default(),
                 reclaim_throttled_ns: 0,
+                isolating: Vec::new(),
                 memcg,
                 over_high: Vec::new(),
                 high_throttled_ns: 0,

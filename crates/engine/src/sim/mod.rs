@@ -192,6 +192,8 @@ struct Machine {
     flusher: Flusher,
     /// Time reclaimers (kswapd and direct) slept in reclaim throttling.
     reclaim_throttled_ns: Nanos,
+    /// Direct reclaim calls in flight and their threads, by end time (S-TH2).
+    isolating: Vec<(u32, reclaim::throttle::InFlight)>,
     /// The memory cgroup holding the workload, if limited.
     memcg: Option<crate::memcg::Memcg>,
     /// Per thread: pages charged while over `memory.high`, not yet paid for

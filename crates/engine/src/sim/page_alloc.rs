@@ -11,6 +11,7 @@ use super::{reclaim_clock, Machine, Stall, OOM_STALL_LIMIT};
 use crate::{Nanos, JIFFY_NS};
 use mm::tracepoint::{ThrottleState, Tracepoint};
 use mm::{Owner, PcpForm, Pfn, VmEvent, Watermark, ZoneId};
+use reclaim::throttle::{InFlight, Isolating};
 use reclaim::watermark::zone_watermark_ok;
 use reclaim::{direct, ReclaimWork};
 
@@ -125,13 +126,29 @@ impl Machine {
         self.lru_batches.drain();
         self.mm.trace(|| Tracepoint::ReclaimBegin { memcg: false });
         let scope = (class, (t.only_preferred && self.mm.nodes.len() > 1).then_some(t.preferred));
-        let sc = self.timed_reclaim(now, |mm, policy, clock| direct::try_to_free_pages(mm, policy, env, scope, clock));
-        let mut stall = self.work_cost(&sc.work);
-        self.direct_reclaim_ns += stall;
+        // The other direct reclaimers still at work hold pages isolated (S-TH2).
+        let ended = self.isolating.partition_point(|r| r.1.end_ns <= now);
+        self.isolating.drain(..ended);
+        let tid = self.numa.current as u32;
+        let others = Isolating::new(self.isolating.iter().filter(|r| r.0 != tid).map(|r| r.1).collect(), now);
+        let sc = self.timed_reclaim(now, |mm, policy, clock| {
+            direct::try_to_free_pages_among(mm, policy, env, scope, others, clock)
+        });
+        let cpu = self.work_cost(&sc.work);
+        self.direct_reclaim_ns += cpu;
         self.direct_work.add(&sc.work);
-        let wait = self.after_reclaim(&sc, now, stall);
-        self.sleep_ns += wait;
-        stall += wait;
+        // The call's sleeps (too_many_isolated, counted as coming first) and its work.
+        let call = sc.slept_ns + cpu;
+        if let Some(r) = InFlight::of(sc.isolated, now + sc.slept_ns, now + call) {
+            // A thread has one call in flight at most (access_now drives calls all at time 0).
+            self.isolating.retain(|o| o.0 != tid);
+            let at = self.isolating.partition_point(|o| o.1.end_ns <= r.end_ns);
+            self.isolating.insert(at, (tid, r));
+        }
+        self.reclaim_throttled_ns += sc.slept_ns;
+        let wait = self.after_reclaim(&sc, now, call);
+        self.sleep_ns += sc.slept_ns + wait;
+        let stall = call + wait;
         self.mm.trace_at(now + stall, || Tracepoint::ReclaimEnd { memcg: false, nr_reclaimed: sc.nr_reclaimed });
         self.direct_hist.record(stall.max(1)).expect("auto-resizing histogram");
         if sc.nr_reclaimed > 0 {

@@ -48,7 +48,7 @@ struct ReclaimClock<'a> {
 
 impl PassTime for ReclaimClock<'_> {
     fn pass_time(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: &mut ScanControl) {
-        let at = self.start + reclaim_cost(self.cpu, self.swap_dev, &sc.work);
+        let at = self.start + sc.slept_ns + reclaim_cost(self.cpu, self.swap_dev, &sc.work);
         // Simplification S-DR3: a batch's writes are all submitted when it ends.
         submit_writes(mm, self.swap_dev, self.fs_dev, self.queue, &sc.pageout, at);
         sc.pageout.clear();

@@ -15,8 +15,8 @@
 //!
 //! Simplifications:
 //! - S-CL1: one lruvec (no memcg hierarchy), one zone, so no zone skipping.
-//! - S-CL2: isolation is atomic: no lru_lock, no per-CPU folio batches, no
-//!   `too_many_isolated` throttling (nothing else runs while reclaim holds pages).
+//! - S-CL2: isolation is atomic: no lru_lock, no per-CPU folio batches; other
+//!   reclaimers' isolation is the engine's calls in flight (S-TH2).
 //! - S-CL3: no mlock/unevictable pages, no VM_SEQ_READ/VM_RAND_READ hints.
 //! - S-CL4: counters use today's names (`workingset_refault_file`) in every
 //!   profile, though kernels before v5.9 had a single `workingset_refault`.
@@ -290,6 +290,7 @@ impl Classic {
     fn shrink_active_list(&mut self, mm: &mut Mm, nr_to_scan: u64, ty: usize, sc: &mut ScanControl) {
         let nr_scanned = self.isolate(mm, ty * 2 + 1, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
+        sc.isolated[ty] += nr_taken;
         if !sc.reclaimer.is_cgroup() {
             mm.stat.count(VmEvent::Pgrefill, nr_scanned);
         }
@@ -341,10 +342,15 @@ impl Classic {
         nr_to_scan: u64,
         ty: usize,
         sc: &mut ScanControl,
-        env: PageoutEnv,
+        (env, clock): (PageoutEnv, &mut dyn PassTime),
     ) -> u64 {
+        let (dirty, inactive) = (self.cfg.dirty, self.len(ty * 2));
+        if throttle::too_many_isolated(mm, self, sc, clock, (&dirty, ty, inactive)) {
+            return 0;
+        }
         let nr_scanned = self.isolate(mm, ty * 2, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
+        sc.isolated[ty] += nr_taken;
         if let Some(ev) = sc.reclaimer.pgscan() {
             mm.stat.count(ev, nr_scanned);
         }
@@ -400,7 +406,7 @@ impl Classic {
                         sc.skipped_deactivate = true;
                     }
                 } else {
-                    reclaimed += self.shrink_inactive_list(mm, chunk, ty, sc, env);
+                    reclaimed += self.shrink_inactive_list(mm, chunk, ty, sc, (env, &mut *clock));
                 }
                 clock.pass_time(mm, self, sc);
                 if sc.throttle.is_some() {
