@@ -18,11 +18,15 @@ use reclaim::ScanControl;
 impl Machine {
     /// `nr_dirty_threshold` / `nr_dirty_background_threshold` now.
     pub(super) fn dirty_thresholds(&self) -> Thresholds {
+        Thresholds::from_knobs(self.global_dirtyable(), &self.cfg.writeback)
+    }
+
+    /// `global_dirtyable_memory()`: free pages above the reserve, and file LRU pages.
+    pub(super) fn global_dirtyable(&self) -> u64 {
         let sizes = self.policy.lru_sizes();
-        // totalreserve_pages: the high watermark of the one zone (no lowmem reserve, S-MM1).
+        // totalreserve_pages: the zones' high watermarks (no lowmem reserve, S-MM1).
         let reserve: u64 = self.mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
-        let dirtyable = dirtyable_memory(self.mm.nr_free(), reserve, sizes.inactive_file + sizes.active_file);
-        Thresholds::from_knobs(dirtyable, &self.cfg.writeback)
+        dirtyable_memory(self.mm.nr_free(), reserve, sizes.inactive_file + sizes.active_file)
     }
 
     /// A `write()` of a whole page of `file` that missed the fast path (page
@@ -32,7 +36,7 @@ impl Machine {
         let (pfn, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
             Some(pfn) => (pfn, 0),
             None => {
-                let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
+                let (pfn, stall) = self.alloc_page_for_write(Owner::file(file), index, now)?;
                 let shadow = self.mm.insert_cache_page(file, index, pfn);
                 // A page-cache insertion like a read's (the policy sees no difference).
                 self.lru_add(pfn, Origin::FileRead, shadow);

@@ -7,7 +7,10 @@
 //!
 //! memcached's pool (0.8x of memory) and the IO sizes (0.1x, 0.333x, 0.567x:
 //! the seed's 715M, 2385M, 4055M on a 7150M machine) are mmtests'
-//! parallelio-memcachetest config's. The dirty limits are the
+//! parallelio-memcachetest config's. The machine's zones are those of that
+//! 7150M machine on x86-64 (DMA below 16M, DMA32 to the PCI hole, Normal
+//! above 4G), scaled to the simulated memory; the kernels' LRU lists are per
+//! zone (`lru_layout=zone`, before v4.8). The dirty limits are the
 //! kernel's defaults (`vm.dirty_ratio` 20, `vm.dirty_background_ratio` 10):
 //! the earlier byte limits (0.78x and 0.3x of memory) were set after results
 //! and are gone. The seed's filesystem half (PageDirty pages with clean
@@ -31,9 +34,22 @@ const KERNELS: [(&str, &str, &[&str]); 3] =
     [("v3.9", "v3.9", &[]), ("mmotm", "v3.11", &["dirty_throttle=iff-congested"]), ("v3.11", "v3.11", &[])];
 /// The idle anon beside memcached, as a share of memory.
 const IDLE_ANON: &str = "0.1x";
+/// The seed's machine: the IO sizes are mmtests' shares of a 7150M machine.
+const SEED_MACHINE_MB: u32 = 7150;
+
+/// The `zones` setting of a machine of `memory_mb`: the x86-64 zones of the
+/// seed's machine, each scaled by `memory_mb / 7150`, Normal taking the rest.
+fn zones_setting(memory_mb: u32) -> String {
+    let layout = mm::zone::x86_64_layout(SEED_MACHINE_MB << 8, 1);
+    let scaled = |id| {
+        let pages = layout.iter().find(|z| z.id == id).map_or(0, |z| z.pages as u64);
+        pages * memory_mb as u64 / SEED_MACHINE_MB as u64 * 4
+    };
+    format!("zones=dma:{}K,dma32:{}K,normal:rest", scaled(mm::ZoneId::Dma), scaled(mm::ZoneId::Dma32))
+}
 
 fn variants(args: &Ctx) -> Vec<Variant> {
-    let (memory_mb, ops, swap) = if args.quick { (128u64, 500_000, "hdd:512M") } else { (256, 1_000_000, "hdd:1G") };
+    let (memory_mb, ops, swap) = if args.quick { (128u32, 500_000, "hdd:512M") } else { (256, 1_000_000, "hdd:1G") };
     let mut out = Vec::new();
     for (label, frac) in SIZES.into_iter().zip(parallelio_sizes()) {
         for (column, profile, extra) in KERNELS {
@@ -48,6 +64,7 @@ fn variants(args: &Ctx) -> Vec<Variant> {
                 format!("swap={swap}"),
                 "fs=hdd".into(),
                 "fs.read_ahead_kb=128".into(),
+                zones_setting(memory_mb),
             ];
             settings.extend(extra.iter().map(|s| s.to_string()));
             out.push(Variant { label: format!("{column}/{label}"), profile: profile.into(), settings, workloads });
