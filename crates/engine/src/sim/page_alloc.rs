@@ -232,12 +232,12 @@ impl Machine {
     /// `zone_dirty_ok()` (v3.2..v4.7): zone `z`'s dirty and writeback pages
     /// are within its share of the dirty limit, the limit taken of the zone's
     /// dirtyable memory (free pages above its high watermark and largest
-    /// reserve, and its file LRU pages). Always true without per-zone LRU lists.
+    /// reserve, and its dirtyable LRU pages). Always true without per-zone LRU lists.
     fn zone_dirty_ok(&self, z: usize) -> bool {
         let Some(sizes) = self.policy.zone_lru_sizes(z) else { return true };
         let zone = &self.mm.zones[z];
         let reserve = zone.wmark(Watermark::High) + zone.lowmem_reserve.iter().max().copied().unwrap_or(0);
-        let dirtyable = dirtyable_memory(self.mm.zone_free(z), reserve, sizes.inactive_file + sizes.active_file);
+        let dirtyable = dirtyable_memory(self.mm.zone_free(z), reserve, self.dirtyable_lru(sizes));
         let k = &self.cfg.writeback;
         let limit = if k.dirty_bytes > 0 {
             // The byte limit is shared out in proportion to dirtyable memory.

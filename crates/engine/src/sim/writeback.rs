@@ -11,7 +11,7 @@ use crate::writeback::{dirtyable_memory, Thresholds};
 use crate::{Nanos, HZ, JIFFY_NS};
 use mm::{FileId, Mm, Owner, PageFlags, Pfn, VmEvent, Watermark, NO_PFN};
 use reclaim::policy::ReclaimPolicy;
-use reclaim::policy::{AccessKind, Origin};
+use reclaim::policy::{AccessKind, LruSizes, Origin};
 use reclaim::throttle::ThrottleReason;
 use reclaim::ScanControl;
 
@@ -23,10 +23,20 @@ impl Machine {
 
     /// `global_dirtyable_memory()`: free pages above the reserve, and file LRU pages.
     pub(super) fn global_dirtyable(&self) -> u64 {
-        let sizes = self.policy.lru_sizes();
         // totalreserve_pages: the zones' high watermarks (no lowmem reserve, S-MM1).
         let reserve: u64 = self.mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
-        dirtyable_memory(self.mm.nr_free(), reserve, sizes.inactive_file + sizes.active_file)
+        dirtyable_memory(self.mm.nr_free(), reserve, self.dirtyable_lru(self.policy.lru_sizes()))
+    }
+
+    /// The LRU pages of `sizes` that count as dirtyable: file pages, and
+    /// before v3.14 (`dirtyable_anon`) anon pages while swap has room.
+    pub(super) fn dirtyable_lru(&self, sizes: LruSizes) -> u64 {
+        let anon = if self.cfg.writeback.dirtyable_anon && self.mm.nr_swap_pages() > 0 {
+            sizes.inactive_anon + sizes.active_anon
+        } else {
+            0
+        };
+        sizes.inactive_file + sizes.active_file + anon
     }
 
     /// A `write()` of a whole page of `file` that missed the fast path (page

@@ -130,6 +130,8 @@ pub fn params() -> Vec<Param> {
     const T: &str = "all";
     vec![
         Param::new(T, "memory", "256M (quick 128M)", Origin::Choice("the seed does not state the machine; the IO sizes are taken as fractions of it")),
+        Param::new(T, "zones", "DMA 16M, DMA32 to 3G, Normal the rest of 7150M, each x memory/7150M", Origin::Choice("the seed names no machine; the IO sizes make it 7150M (see below), laid out as on x86-64 (DMA below 16M, DMA32 below the PCI hole, put at 3G as `zones=x86_64` does, Normal above 4G) and scaled down")),
+        Param::new(T, "lru_layout", "zone", Origin::Kernel("the LRU lists were per zone until v4.8 (mm, vmscan: move LRU lists to node)")),
         Param::new(T, "background IO sizes", "0, 0.1x, 0.333x, 0.567x", Origin::Mmtests("config-global-dhp__parallelio-memcachetest: PARALLELIO_MIN_IOSIZE=(MEMTOTAL-MEMPOOL)/2 to MAX=(MEMTOTAL-MEMPOOL)*4; the seed's 715M/2385M/4055M are these on a 7150M machine")),
         Param::new(T, "parallelio source", "/dev/zero", Origin::Seed("Sector Reads 1130320 ... 97244: far below the IO sizes, so the copy reads almost nothing")),
         Param::new(T, "fs", "hdd (ext4)", Origin::Seed("a freshly created ext4 filesystem")),
