@@ -93,8 +93,11 @@ fn per_size_table(i: usize, runs: &[RunReport]) -> Table {
     }
 }
 
-/// What the kernel's dirty ratios give, and the mechanism the model lacks.
-const DIRTY_NOTE: &str = "With the kernel's dirty ratios (20% / 10% of dirtyable memory) the dirty set stays well below the file LRU, so reclaim seldom finds dirty pages at the tail: kswapd writes few file pages, immediate reclaim and v3.11's stall hardly arise, mmotm runs as v3.11, and v3.9's memcachetest does not collapse. In the seed the Normal zone was small beside the global dirty limit, so its LRU tail was dirty; the byte limits that stood in for this (0.78x / 0.3x of memory) were fitted and are gone. Whether anything swaps then depends on the scale: at 128M (quick) v3.9 swaps a little and v3.11 less, at 256M no kernel swaps. The model lacks zones with their own LRUs and the allocator's fallback between them (S-MM1), which issue #16 adds.";
+/// How the model reaches the seed's collapse, and what it still lacks.
+const ZONES_NOTE: &str = "The machine has the seed's zones (its 7150M x86-64 layout scaled down: DMA, DMA32 below the PCI hole, Normal above 4G) with per-zone LRU lists (lru_layout=zone), and the kernel's dirty ratios apply to 3.9's dirtyable memory, which counted anon pages while swap had room (dirtyable_anon, removed in v3.14). Normal, filled first (no fair zone allocator before v3.12) and mostly memcached's anon, gets a dirty limit (20% of its free, file and anon pages; zone_dirty_ok) above its small file LRU, so its newest page cache is dirty. v3.9's kswapd, which never stalls, scans that zone's dirty tail down to low priorities, writes and swaps memcached's pages out, and memcachetest collapses from 2385M on; v3.11's kswapd stalls and lets the flusher clean, mmotm's scans without stalling (its velocity the highest, as in the seed). No parameter was fitted.";
+
+/// The rows that still miss, and the mechanisms they need.
+const MISSES_NOTE: &str = "Still off: (1) direct reclaim under v3.9 (the seed's 0): a few stalls a run, each scanning from priority 12 to 0 (about 4k pages at 256M), as v3.9's direct reclaimers neither write file pages nor wait in wait_iff_congested on a device that never congests (S-WB1); most of their scans fall in DMA32 (Normal is passed over below priority 12 once marked unreclaimable), which with kswapd's own Normal:DMA32 ratio (about 5) keeps the zone velocity ratio far below the seed's 45. Mechanisms this points at, not verified: the block layer's congestion that would make those reclaimers sleep (S-WB1), and all_unreclaimable cleared at every page freed to the zone (S-ZL4). (2) 715M: v3.9 already loses some ops/s (the seed's none); not analysed. (3) Slabs and inode steals come from the shrinkers, not wired into this table (S-RP1). (4) The seed's filesystem half (PageDirty pages with clean buffers; ext3 not setting PageWriteback) needs a per-filesystem is_dirty_writeback; one filesystem type is modelled.";
 
 fn totals_table(reports: &[RunReport]) -> Table {
     let n = KERNELS.len();
@@ -102,10 +105,10 @@ fn totals_table(reports: &[RunReport]) -> Table {
     let metrics = vmstat_rows(VMSTAT, &runs, "seed 003, vmstat summary (vanilla, mmotm-20130522, lessdisrupt-v5r4)");
     let notes = vec![
         "Kswapd velocity: pgscan_kswapd per second of simulated time; efficiency: pgsteal_kswapd / pgscan_kswapd; totals over the four runs of a kernel.".to_string(),
-        "Scale: 256M (quick 128M), HDD for files and swap; memcached's pool 0.8x and IO sizes 0.1x/0.333x/0.567x of memory (mmtests' config); dirty limits the kernel's defaults (20% / 10%).".to_string(),
+        "Scale: 256M (quick 128M), HDD for files and swap; memcached's pool 0.8x and IO sizes 0.1x/0.333x/0.567x of memory (mmtests' config); zones DMA, DMA32 and Normal as the seed's 7150M machine's, scaled; dirty limits the kernel's defaults (20% / 10%). Zone velocities: pages scanned in the zone by kswapd and direct reclaim per second.".to_string(),
         "mmotm = v3.11 with dirty_throttle=iff-congested: the first series' kswapd (flat priority, writes only from a node flagged dirty) without the follow-up's stall.".to_string(),
-        DIRTY_NOTE.to_string(),
-        "Not done: the seed's filesystem half (PageDirty pages with clean buffers; ext3 not setting PageWriteback) needs a per-filesystem is_dirty_writeback; one filesystem type is modelled.".to_string(),
+        ZONES_NOTE.to_string(),
+        MISSES_NOTE.to_string(),
     ];
     Table {
         title: "totals over the four runs (mmtests' vmstat summary)".into(),
