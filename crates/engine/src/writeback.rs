@@ -53,6 +53,8 @@ pub struct WritebackKnobs {
     pub dirty_bytes: u64,
     /// `vm.dirty_background_bytes`: absolute background threshold (0 = use the ratio).
     pub dirty_background_bytes: u64,
+    /// Before v3.14: dirtyable memory counts anon LRU pages while swap has room.
+    pub dirtyable_anon: bool,
 }
 
 /// The `vm.dirty_*` sysctls (all in the kernel since v2.6; `*_bytes` since v2.6.29).
@@ -96,6 +98,15 @@ pub const KNOBS: &[Knob<WritebackKnobs>] = &[
         SYSCTL,
         "absolute background writeback threshold (size; 0 = use vm.dirty_background_ratio)"
     ),
+    knobs::bool_knob!(
+        "dirtyable_anon",
+        dirtyable_anon,
+        // KERNEL: a1c3bfb2f67e "mm/page-writeback.c: do not count anon pages as dirtyable
+        // memory" (v3.14): before it global_dirtyable_memory() and zone_dirtyable_memory()
+        // added the reclaimable anon pages (global_reclaimable_pages()).
+        History::Behaviour { since: None, until: Some(Version::new(3, 13)) },
+        "before v3.14: dirtyable memory (the base of vm.dirty_ratio and vm.dirty_background_ratio, machine-wide and per zone) counts anon LRU pages while swap has room"
+    ),
 ];
 
 /// A writeback sysctl: present in every kernel the profiles name.
@@ -110,6 +121,7 @@ impl Default for WritebackKnobs {
             dirty_writeback_centisecs: 500,
             dirty_bytes: 0,
             dirty_background_bytes: 0,
+            dirtyable_anon: false,
         }
     }
 }

@@ -87,6 +87,10 @@ pub fn zoneinfo_text(zones: &[ZoneReport]) -> String {
             ("numa_interleave", s.numa_interleave),
             ("numa_local", s.numa_local),
             ("numa_other", s.numa_other),
+            ("pgscan_kswapd", s.pgscan_kswapd),
+            ("pgscan_direct", s.pgscan_direct),
+            ("pgsteal_kswapd", s.pgsteal_kswapd),
+            ("pgsteal_direct", s.pgsteal_direct),
         ] {
             let _ = writeln!(out, "      {name:<15} {v}");
         }

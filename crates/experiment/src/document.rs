@@ -247,6 +247,10 @@ fn zones_json(r: &RunReport) -> Value {
                 "numa_interleave": z.stat.numa_interleave,
                 "numa_local": z.stat.numa_local,
                 "numa_other": z.stat.numa_other,
+                "pgscan_kswapd": z.stat.pgscan_kswapd,
+                "pgscan_direct": z.stat.pgscan_direct,
+                "pgsteal_kswapd": z.stat.pgsteal_kswapd,
+                "pgsteal_direct": z.stat.pgsteal_direct,
                 "kswapd_first_wake_ns": r.kswapd_first_wake_ns.get(z.node as usize).copied().flatten(),
             })
         })

@@ -18,6 +18,9 @@ pub struct DirtyState {
     pub nr_dirty: u64,
     /// `NR_WRITEBACK`: pages with `PG_writeback` (file and swap).
     pub nr_writeback: u64,
+    /// Per zone (an index into [`Mm::zones`]): its `NR_FILE_DIRTY + NR_WRITEBACK`,
+    /// what `zone_dirty_ok()` weighs (empty until a page is dirtied).
+    pub zone_pending: Vec<u64>,
     /// File pages newly dirtied since the engine last looked, in dirtying order
     /// (the engine moves them to the flusher's queue with a timestamp).
     pub newly_dirtied: Vec<Pfn>,
@@ -48,11 +51,22 @@ impl DirtyState {
         }
         f.flags.set(PageFlags::DIRTY);
         if !f.is_anon() {
+            let zone = frames.zone_of(pfn);
+            self.zone_pending_add(zone, 1);
             self.nr_dirty += 1;
             self.newly_dirtied.push(pfn);
             stat.count(VmEvent::NrDirtied, 1);
         }
         true
+    }
+
+    /// Adds `delta` to zone `zone`'s write-pending count.
+    fn zone_pending_add(&mut self, zone: usize, delta: i64) {
+        if self.zone_pending.len() <= zone {
+            self.zone_pending.resize(zone + 1, 0);
+        }
+        let n = &mut self.zone_pending[zone];
+        *n = n.saturating_add_signed(delta);
     }
 }
 
@@ -67,10 +81,13 @@ impl Mm {
     pub fn start_writeback(&mut self, pfn: Pfn) {
         let f = &mut self.frames[pfn];
         debug_assert!(!f.flags.has(PageFlags::WRITEBACK), "pfn {pfn} already under writeback");
-        if f.flags.test_clear(PageFlags::DIRTY) && !f.is_anon() {
-            self.dirty.nr_dirty -= 1;
-        }
+        let was_dirty_file = f.flags.test_clear(PageFlags::DIRTY) && !f.is_anon();
         f.flags.set(PageFlags::WRITEBACK);
+        if was_dirty_file {
+            self.dirty.nr_dirty -= 1;
+        } else {
+            self.dirty.zone_pending_add(self.frames.zone_of(pfn), 1);
+        }
         self.dirty.nr_writeback += 1;
     }
 
@@ -83,6 +100,7 @@ impl Mm {
         f.flags.clear(PageFlags::WRITEBACK);
         let reclaim = f.flags.test_clear(PageFlags::RECLAIM);
         self.dirty.nr_writeback -= 1;
+        self.dirty.zone_pending_add(self.frames.zone_of(pfn), -1);
         self.stat.count(VmEvent::NrWritten, 1);
         reclaim
     }
@@ -104,11 +122,11 @@ mod tests {
         assert_eq!((mm.dirty.nr_dirty, mm.dirty.newly_dirtied.clone()), (1, vec![p]));
         mm.start_writeback(p);
         mm.start_writeback(a);
-        assert_eq!((mm.dirty.nr_dirty, mm.dirty.nr_writeback), (0, 2));
+        assert_eq!((mm.dirty.nr_dirty, mm.dirty.nr_writeback, mm.dirty.zone_pending.clone()), (0, 2, vec![2]));
         mm.frames[p].flags.set(PageFlags::RECLAIM);
         assert!(mm.end_writeback(p));
         assert!(!mm.end_writeback(a));
-        assert_eq!(mm.dirty.nr_writeback, 0);
+        assert_eq!((mm.dirty.nr_writeback, mm.dirty.zone_pending.clone()), (0, vec![0]));
         assert_eq!(mm.stat.get(crate::VmEvent::NrDirtied), 1);
         assert_eq!(mm.stat.get(crate::VmEvent::NrWritten), 2);
     }

@@ -85,6 +85,15 @@ pub struct ZoneStat {
     pub numa_local: u64,
     /// `numa_other`: allocations from this zone by a task running elsewhere.
     pub numa_other: u64,
+    /// `pgscan_kswapd_<zone>` (before v4.8): pages kswapd scanned on the zone's
+    /// inactive lists; counted with per-zone LRU lists only.
+    pub pgscan_kswapd: u64,
+    /// `pgscan_direct_<zone>` (before v4.8): the same for direct reclaim.
+    pub pgscan_direct: u64,
+    /// `pgsteal_kswapd_<zone>` (before v4.8): pages kswapd reclaimed from the zone.
+    pub pgsteal_kswapd: u64,
+    /// `pgsteal_direct_<zone>` (before v4.8): the same for direct reclaim.
+    pub pgsteal_direct: u64,
 }
 
 /// One zone: its place, managed pages, watermarks and reserves, in pages.

@@ -9,11 +9,13 @@
 //! One [`Kswapd`] per node: it balances its node's zones up to the highest
 //! zone type it was woken for (`kswapd_highest_zoneidx`, the classzone).
 //!
+//! Before v4.8 (`lru_layout=zone`) the policy is a
+//! [`ZonedPolicy`](crate::zoned::ZonedPolicy), whose `shrink_node` for kswapd
+//! is `balance_pgdat`'s loop over the node's unbalanced zones, each with its
+//! own lists and, under the flat priority, its own target.
+//!
 //! Simplifications: S-KS1: order 0 only (no compaction, no `kswapd_order`);
-//! S-KS2: no watermark boosting; S-KS3: `laptop_mode` is 0; S-KS4: before
-//! v4.8 the kernel shrank each unbalanced zone's own LRU lists in turn; here
-//! the node's pages are shrunk together (one set of lists), only the balance
-//! test differs by version.
+//! S-KS2: no watermark boosting; S-KS3: `laptop_mode` is 0.
 
 use crate::config::DirtyThrottle;
 use crate::control::{Reclaimer, ScanControl};

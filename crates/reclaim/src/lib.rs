@@ -18,6 +18,7 @@ pub mod memcg;
 pub mod pageout;
 pub mod policy;
 pub mod rmap;
+mod routed;
 pub mod shrinker;
 pub mod shrinker_fs;
 pub mod shrinker_shadow;
@@ -26,6 +27,7 @@ pub mod throttle;
 pub mod tree;
 pub mod watermark;
 pub mod workingset;
+pub mod zoned;
 
 pub use config::{Balance, DirtyConfig, DirtyThrottle, LruGenConfig, ReclaimConfig};
 pub use control::{ReclaimWork, Reclaimer, ScanControl};

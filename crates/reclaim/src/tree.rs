@@ -23,6 +23,7 @@ use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
 use crate::policy::{AccessKind, LruSizes, Origin, ReclaimPolicy};
+use crate::routed::RoutedClock;
 use crate::SWAP_CLUSTER_MAX;
 use mm::{CgId, Mm, Pfn, Shadow};
 
@@ -120,7 +121,7 @@ impl ReclaimPolicy for TreePolicy {
                 sc.memcg_low_skipped = true;
             }
             mm.cgroups.switch_to(g, &mm.stat);
-            let mut routed = RoutedClock { inner: clock, me: g, pending: Vec::new() };
+            let mut routed = RoutedClock::new(clock, |mm: &Mm, pfn| mm.group_of(mm.frames[pfn].owner) == g);
             self.lruvecs[g.0 as usize].shrink_node(mm, sc, env, &mut routed);
             for pfn in routed.pending {
                 self.of(mm, pfn).rotate_reclaimable(mm, pfn);
@@ -156,70 +157,10 @@ impl ReclaimPolicy for TreePolicy {
     }
 
     fn lru_sizes(&self) -> LruSizes {
-        self.lruvecs.iter().map(|l| l.lru_sizes()).fold(LruSizes::default(), |a, b| LruSizes {
-            inactive_anon: a.inactive_anon + b.inactive_anon,
-            active_anon: a.active_anon + b.active_anon,
-            inactive_file: a.inactive_file + b.inactive_file,
-            active_file: a.active_file + b.active_file,
-            unevictable: a.unevictable + b.unevictable,
-        })
+        self.lruvecs.iter().map(|l| l.lru_sizes()).sum()
     }
 
     fn check_invariants(&self, mm: &Mm) {
         self.lruvecs.iter().for_each(|l| l.check_invariants(mm));
-    }
-}
-
-/// The caller's clock as one group's lruvec sees it: writeback that ends
-/// while the group is shrunk rotates its own pages at once and other groups'
-/// pages when its pass returns (no other lruvec is being scanned meanwhile).
-struct RoutedClock<'a> {
-    inner: &'a mut dyn PassTime,
-    me: CgId,
-    pending: Vec<Pfn>,
-}
-
-impl PassTime for RoutedClock<'_> {
-    fn pass_time(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: &mut ScanControl) {
-        let mut router = Router { own: policy, me: self.me, pending: &mut self.pending };
-        self.inner.pass_time(mm, &mut router, sc);
-    }
-}
-
-/// The lruvec being shrunk, standing in for the tree while time passes.
-struct Router<'a> {
-    own: &'a mut dyn ReclaimPolicy,
-    me: CgId,
-    pending: &'a mut Vec<Pfn>,
-}
-
-impl ReclaimPolicy for Router<'_> {
-    fn name(&self) -> &'static str {
-        self.own.name()
-    }
-    fn add_page(&mut self, mm: &mut Mm, pfn: Pfn, origin: Origin, shadow: Option<Shadow>) {
-        self.own.add_page(mm, pfn, origin, shadow);
-    }
-    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind) {
-        self.own.on_access(mm, pfn, via);
-    }
-    fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
-        self.own.shrink_node(mm, sc, env, clock);
-    }
-    fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
-        if mm.group_of(mm.frames[pfn].owner) == self.me {
-            self.own.rotate_reclaimable(mm, pfn);
-        } else {
-            self.pending.push(pfn);
-        }
-    }
-    fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
-        self.own.age_node(mm, sc);
-    }
-    fn lru_sizes(&self) -> LruSizes {
-        self.own.lru_sizes()
-    }
-    fn check_invariants(&self, mm: &Mm) {
-        self.own.check_invariants(mm);
     }
 }

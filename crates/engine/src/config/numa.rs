@@ -16,6 +16,19 @@ pub enum ZoneLayout {
     List(Vec<(ZoneId, Option<u64>)>),
 }
 
+/// Where the LRU lists are (`lru_layout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LruLayout {
+    /// Before v4.8: one set of lists per zone, reclaimed zone by zone.
+    Zone,
+    /// v4.8+: one set per node; reclaim for a lower zone skips higher zones' pages.
+    Node,
+}
+
+/// KERNEL: the LRU lists moved from the zone to the node in v4.8 (Mel
+/// Gorman's "mm, vmscan: move LRU lists to node", 599d0c954f91).
+const LRU_LAYOUTS: &[(Version, &str)] = &[(Version::new(2, 6), "zone"), (Version::new(4, 8), "node")];
+
 /// The zone and node knobs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NumaKnobs {
@@ -31,6 +44,8 @@ pub struct NumaKnobs {
     pub any_zone_balanced: bool,
     /// v3.12..v4.7: the fair zone allocation policy (round robin over the local zones).
     pub fair_zone_alloc: bool,
+    /// `lru_layout`: LRU lists per zone (before v4.8) or per node.
+    pub lru_layout: LruLayout,
 }
 
 impl Default for NumaKnobs {
@@ -42,6 +57,7 @@ impl Default for NumaKnobs {
             lowmem_reserve_ratio: reclaim::watermark::DEFAULT_LOWMEM_RESERVE_RATIO,
             any_zone_balanced: true,
             fair_zone_alloc: false,
+            lru_layout: LruLayout::Node,
         }
     }
 }
@@ -141,6 +157,24 @@ fn parse_distance(v: &str) -> Result<Option<Vec<Vec<u32>>>, String> {
 
 /// The zone and node knobs.
 pub const KNOBS: &[Knob<NumaKnobs>] = &[
+    Knob {
+        key: "lru_layout",
+        help: "where the LRU lists are: zone (before v4.8: one set per zone; direct reclaim shrinks the zonelist's zones in turn, kswapd each unbalanced zone up to the highest, per-zone dirty limits for write() allocations, per-zone pgscan/pgsteal counters) or node (v4.8+); zone takes effect on a machine of more than one zone, with lru=classic or clock and no cgroup.*",
+        kind: Kind::Choice,
+        history: History::Forms(LRU_LAYOUTS),
+        get: |n| match n.lru_layout {
+            LruLayout::Zone => "zone".into(),
+            LruLayout::Node => "node".into(),
+        },
+        set: |n, v| {
+            n.lru_layout = match v {
+                "zone" => LruLayout::Zone,
+                "node" => LruLayout::Node,
+                _ => return Err("zone or node".into()),
+            };
+            Ok(())
+        },
+    },
     Knob {
         key: "zones",
         help: "zones of each node: flat (one Normal zone, the default), x86_64 (DMA below 16M, DMA32 up to a PCI hole at 3G, Normal above 4G), or ZONE:SIZE,... lowest first with the last SIZE `rest` (dma:16M,dma32:2G,normal:rest,movable:1G)",

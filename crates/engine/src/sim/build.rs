@@ -4,7 +4,7 @@ use super::kswapd::NodeKswapd;
 use super::page_alloc::Placement;
 use super::queue::{Event, EventQueue};
 use super::{Machine, Sim, SimBuilder, Thread, Txns};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, LruLayout};
 use crate::program::{ControlWrite, Program};
 use crate::psi::Psi;
 use crate::swap_ra::SwapReadahead;
@@ -85,6 +85,17 @@ impl SimBuilder {
             reclaim_cfg.swappiness = m.swappiness;
         }
         let mut policy = (entry.build)(&reclaim_cfg);
+        if cfg.numa.lru_layout == LruLayout::Zone && mm.zones.len() > 1 {
+            if entry.name == "mglru" {
+                return Err(bad("lru_layout=zone (per-zone LRU lists, before v4.8) cannot run lru=mglru (v6.1+): set lru_layout=node or another lru".into()));
+            }
+            if !cfg.cgroups.groups.is_empty() {
+                return Err(bad("lru_layout=zone (per-zone LRU lists, before v4.8) with cgroup.* groups is not modelled (S-ZL6): set lru_layout=node, or zones=flat for one zone".into()));
+            }
+            // One lruvec per zone, built while every list is empty.
+            let lruvecs = (0..mm.zones.len()).map(|_| (entry.build)(&reclaim_cfg)).collect();
+            policy = Box::new(reclaim::zoned::ZonedPolicy::new(lruvecs));
+        }
         if memcg.as_ref().is_some_and(|m| m.stats_flush > 0) {
             policy.flush_group_stats(&mm);
         }

@@ -8,6 +8,7 @@
 //! the LRU add batches).
 
 use super::{reclaim_clock, Machine, Stall, OOM_STALL_LIMIT};
+use crate::writeback::{dirtyable_memory, Thresholds};
 use crate::{Nanos, JIFFY_NS};
 use mm::tracepoint::{ThrottleState, Tracepoint};
 use mm::{Owner, PcpForm, Pfn, VmEvent, Watermark, ZoneId};
@@ -67,6 +68,9 @@ struct Target {
     local: u8,
     only_preferred: bool,
     interleave: bool,
+    /// A page-cache page for `write()` (`__GFP_WRITE`): with per-zone LRUs the
+    /// fast path passes over zones above their dirty limit (`zone_dirty_ok`).
+    write: bool,
 }
 
 /// The most nodes a machine has (`numa.nodes` is at most 64).
@@ -82,12 +86,29 @@ impl Machine {
         flags: u16,
         now: Nanos,
     ) -> Result<(Pfn, Nanos), Stall> {
+        self.alloc_page_gfp(owner, index, flags, false, now)
+    }
+
+    /// [`alloc_page`](Self::alloc_page) of a page-cache page for `write()`
+    /// (`__GFP_WRITE`, v3.2+: "spread dirty pages" over the zones).
+    pub(super) fn alloc_page_for_write(&mut self, owner: Owner, index: u32, now: Nanos) -> Result<(Pfn, Nanos), Stall> {
+        self.alloc_page_gfp(owner, index, 0, true, now)
+    }
+
+    fn alloc_page_gfp(
+        &mut self,
+        owner: Owner,
+        index: u32,
+        flags: u16,
+        write: bool,
+        now: Nanos,
+    ) -> Result<(Pfn, Nanos), Stall> {
         // Simplification S-MC5: the group is charged before the frame is taken.
         let memcg_stall = match self.charge_to(owner) {
             Some(to) => self.memcg_charge(to, now)?,
             None => 0,
         };
-        let (pfn, stall) = self.alloc_frame(owner, index, flags, now + memcg_stall).inspect_err(|_| {
+        let (pfn, stall) = self.alloc_frame(owner, index, flags, write, now + memcg_stall).inspect_err(|_| {
             // The charge waits for the retry or dies with the OOM.
             self.mm.cgroups.cancel_charge();
         })?;
@@ -105,10 +126,11 @@ impl Machine {
         owner: Owner,
         index: u32,
         flags: u16,
+        write: bool,
         now: Nanos,
     ) -> Result<(Pfn, Nanos), Stall> {
         self.mm.pcp_sync();
-        let t = self.alloc_target();
+        let t = Target { write, ..self.alloc_target() };
         let class = self.user_class;
         if let Some(z) = self.fair_pass(t, class).or_else(|| self.first_zone_ok(t, Watermark::Low, class)) {
             return Ok((self.take(z, t, owner, index, flags), 0));
@@ -186,9 +208,9 @@ impl Machine {
     fn alloc_target(&mut self) -> Target {
         let nr_nodes = self.mm.nodes.len() as u8;
         let Some((p, il)) = self.numa.tasks.get_mut(self.numa.current) else {
-            return Target { preferred: 0, local: 0, only_preferred: false, interleave: false };
+            return Target { preferred: 0, local: 0, only_preferred: false, interleave: false, write: false };
         };
-        let mut t = Target { preferred: p.node, local: p.node, only_preferred: false, interleave: false };
+        let mut t = Target { preferred: p.node, local: p.node, only_preferred: false, interleave: false, write: false };
         match p.policy {
             MemPolicy::Local => {}
             MemPolicy::Bind => t.only_preferred = true,
@@ -227,10 +249,32 @@ impl Machine {
         (nodes, n)
     }
 
-    /// The first zone of `t`'s zonelist above `mark` plus its reserve against `class`.
+    /// The first zone of `t`'s zonelist above `mark` plus its reserve against
+    /// `class` (at the low watermark, within its dirty limit for a write).
     #[inline]
     fn first_zone_ok(&self, t: Target, mark: Watermark, class: ZoneId) -> Option<usize> {
-        self.zonelist(t).find(|&z| zone_watermark_ok(&self.mm, z, mark, class))
+        let dirty_ok = |z| !(t.write && mark == Watermark::Low) || self.zone_dirty_ok(z);
+        self.zonelist(t).find(|&z| zone_watermark_ok(&self.mm, z, mark, class) && dirty_ok(z))
+    }
+
+    /// `zone_dirty_ok()` (v3.2..v4.7): zone `z`'s dirty and writeback pages
+    /// are within its share of the dirty limit, the limit taken of the zone's
+    /// dirtyable memory (free pages above its high watermark and largest
+    /// reserve, and its dirtyable LRU pages). Always true without per-zone LRU lists.
+    fn zone_dirty_ok(&self, z: usize) -> bool {
+        let Some(sizes) = self.policy.zone_lru_sizes(z) else { return true };
+        let zone = &self.mm.zones[z];
+        let reserve = zone.wmark(Watermark::High) + zone.lowmem_reserve.iter().max().copied().unwrap_or(0);
+        let dirtyable = dirtyable_memory(self.mm.zone_free(z), reserve, self.dirtyable_lru(sizes));
+        let k = &self.cfg.writeback;
+        let limit = if k.dirty_bytes > 0 {
+            // The byte limit is shared out in proportion to dirtyable memory.
+            let global = self.global_dirtyable();
+            Thresholds::from_knobs(global, k).thresh * dirtyable / global
+        } else {
+            k.dirty_ratio * dirtyable / 100
+        };
+        self.mm.dirty.zone_pending.get(z).copied().unwrap_or(0) <= limit
     }
 
     /// v3.12..v4.7's fair pass (`ALLOC_FAIR`): the preferred node's zones in
@@ -246,7 +290,7 @@ impl Machine {
         for &z in &local {
             if self.mm.zones[z].fair_depleted {
                 skipped = true;
-            } else if zone_watermark_ok(&self.mm, z, Watermark::Low, class) {
+            } else if zone_watermark_ok(&self.mm, z, Watermark::Low, class) && (!t.write || self.zone_dirty_ok(z)) {
                 return Some(z);
             }
         }

@@ -11,18 +11,32 @@ use crate::writeback::{dirtyable_memory, Thresholds};
 use crate::{Nanos, HZ, JIFFY_NS};
 use mm::{FileId, Mm, Owner, PageFlags, Pfn, VmEvent, Watermark, NO_PFN};
 use reclaim::policy::ReclaimPolicy;
-use reclaim::policy::{AccessKind, Origin};
+use reclaim::policy::{AccessKind, LruSizes, Origin};
 use reclaim::throttle::ThrottleReason;
 use reclaim::ScanControl;
 
 impl Machine {
     /// `nr_dirty_threshold` / `nr_dirty_background_threshold` now.
     pub(super) fn dirty_thresholds(&self) -> Thresholds {
-        let sizes = self.policy.lru_sizes();
-        // totalreserve_pages: the high watermark of the one zone (no lowmem reserve, S-MM1).
+        Thresholds::from_knobs(self.global_dirtyable(), &self.cfg.writeback)
+    }
+
+    /// `global_dirtyable_memory()`: free pages above the reserve, and file LRU pages.
+    pub(super) fn global_dirtyable(&self) -> u64 {
+        // totalreserve_pages: the zones' high watermarks (no lowmem reserve, S-MM1).
         let reserve: u64 = self.mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
-        let dirtyable = dirtyable_memory(self.mm.nr_free(), reserve, sizes.inactive_file + sizes.active_file);
-        Thresholds::from_knobs(dirtyable, &self.cfg.writeback)
+        dirtyable_memory(self.mm.nr_free(), reserve, self.dirtyable_lru(self.policy.lru_sizes()))
+    }
+
+    /// The LRU pages of `sizes` that count as dirtyable: file pages, and
+    /// before v3.14 (`dirtyable_anon`) anon pages while swap has room.
+    pub(super) fn dirtyable_lru(&self, sizes: LruSizes) -> u64 {
+        let anon = if self.cfg.writeback.dirtyable_anon && self.mm.nr_swap_pages() > 0 {
+            sizes.inactive_anon + sizes.active_anon
+        } else {
+            0
+        };
+        sizes.inactive_file + sizes.active_file + anon
     }
 
     /// A `write()` of a whole page of `file` that missed the fast path (page
@@ -32,7 +46,7 @@ impl Machine {
         let (pfn, stall) = match self.mm.files[file.0 as usize].cache[index as usize].pfn() {
             Some(pfn) => (pfn, 0),
             None => {
-                let (pfn, stall) = self.alloc_page(Owner::file(file), index, 0, now)?;
+                let (pfn, stall) = self.alloc_page_for_write(Owner::file(file), index, now)?;
                 let shadow = self.mm.insert_cache_page(file, index, pfn);
                 // A page-cache insertion like a read's (the policy sees no difference).
                 self.lru_add(pfn, Origin::FileRead, shadow);

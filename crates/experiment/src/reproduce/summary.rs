@@ -14,6 +14,10 @@ use engine::RunReport;
 enum Extract {
     /// From the runs.
     Ours(fn(&[&RunReport]) -> f64),
+    /// A zone's scan velocity (pages scanned in it by kswapd and direct
+    /// reclaim per second): from runs with per-zone LRU lists on a machine of
+    /// several zones, else not modelled (S-MM1).
+    ZoneVelocity(&'static str),
     /// Not produced by the model, for the reason this simplification gives.
     Not(&'static str),
 }
@@ -69,9 +73,28 @@ fn extract(name: &str) -> Extract {
         "Kswapd skipped wait" => Not("S-RP3"),
         n if n.starts_with("THP") => Not("S-KS1"),
         n if n.starts_with("Compaction") || n.starts_with("Page migrate") => Not("S-DR1"),
+        "Zone normal velocity" => Extract::ZoneVelocity("Normal"),
+        "Zone dma32 velocity" => Extract::ZoneVelocity("DMA32"),
+        "Zone dma velocity" => Extract::ZoneVelocity("DMA"),
         // Zones and nodes: one node, one zone.
         _ => Not("S-MM1"),
     }
+}
+
+/// Pages scanned in the zones named `zone` over `runs`.
+fn zone_scanned(runs: &[&RunReport], zone: &str) -> f64 {
+    let zones = runs.iter().flat_map(|r| r.zones.iter().filter(|z| z.name == zone));
+    zones.map(|z| (z.stat.pgscan_kswapd + z.stat.pgscan_direct) as f64).sum()
+}
+
+/// There are runs, and each has several zones and counted every page
+/// scanned in one of them (per-zone LRU lists: `lru_layout=zone`).
+fn scanned_per_zone(runs: &[Vec<&RunReport>]) -> bool {
+    let counted = |r: &RunReport| {
+        let per_zone: u64 = r.zones.iter().map(|z| z.stat.pgscan_kswapd + z.stat.pgscan_direct).sum();
+        r.zones.len() > 1 && per_zone == r.get("pgscan_kswapd").unwrap_or(0) + r.get("pgscan_direct").unwrap_or(0)
+    };
+    runs.iter().any(|k| !k.is_empty()) && runs.iter().flatten().all(|r| counted(r))
 }
 
 /// The vmstat summary rows named in `seed` (mmtests' name, the seed's figure per
@@ -82,6 +105,11 @@ pub fn vmstat_rows(seed: &[(&str, &[f64])], runs: &[Vec<&RunReport>], source: &s
             let s = figures.iter().map(|v| Some(*v)).collect();
             match extract(name) {
                 Extract::Ours(f) => Metric::new(*name, s, runs.iter().map(|r| f(r)).collect(), source),
+                Extract::ZoneVelocity(zone) if scanned_per_zone(runs) => {
+                    let v = runs.iter().map(|r| ratio(zone_scanned(r, zone), secs(r))).collect();
+                    Metric::new(*name, s, v, source)
+                }
+                Extract::ZoneVelocity(_) => Metric::not_modelled(*name, s, source, "S-MM1"),
                 Extract::Not(code) => Metric::not_modelled(*name, s, source, code),
             }
         })

@@ -62,6 +62,19 @@ pub struct LruSizes {
     pub unevictable: u64,
 }
 
+impl std::iter::Sum for LruSizes {
+    /// The sizes of several lruvecs' lists together.
+    fn sum<I: Iterator<Item = LruSizes>>(iter: I) -> LruSizes {
+        iter.fold(LruSizes::default(), |a, b| LruSizes {
+            inactive_anon: a.inactive_anon + b.inactive_anon,
+            active_anon: a.active_anon + b.active_anon,
+            inactive_file: a.inactive_file + b.inactive_file,
+            active_file: a.active_file + b.active_file,
+            unevictable: a.unevictable + b.unevictable,
+        })
+    }
+}
+
 impl LruSizes {
     /// Pages on all lists.
     pub fn total(&self) -> u64 {
@@ -114,6 +127,13 @@ pub trait ReclaimPolicy {
 
     /// Sizes of the LRU lists.
     fn lru_sizes(&self) -> LruSizes;
+
+    /// Sizes of the LRU lists of zone `zone` (an index into `Mm::zones`) when
+    /// the policy keeps lists per zone (before v4.8); `None` when its lists
+    /// hold every zone's pages. Default: `None`.
+    fn zone_lru_sizes(&self, _zone: usize) -> Option<LruSizes> {
+        None
+    }
 
     /// Checks every internal invariant against `mm`; O(n), for tests and `--paranoid`.
     fn check_invariants(&self, mm: &Mm);

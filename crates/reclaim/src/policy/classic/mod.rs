@@ -14,7 +14,7 @@
 //! flags in [`ReclaimConfig`].
 //!
 //! Simplifications:
-//! - S-CL1: one lruvec (no memcg hierarchy), one zone, so no zone skipping.
+//! - S-CL1: one lruvec (groups and zones get one each: `tree`, `zoned`).
 //! - S-CL2: isolation is atomic: no lru_lock, no per-CPU folio batches; other
 //!   reclaimers' isolation is the engine's calls in flight (S-TH2).
 //! - S-CL3: no mlock/unevictable pages, no VM_SEQ_READ/VM_RAND_READ hints.
