@@ -16,13 +16,15 @@ fn quick_reproduction_agrees_with_the_seed_on_tabs() {
     assert!(text.contains("seed-002: tabs"), "{text}");
     let v = common::read_json(&path);
     let tabs = table(&v, "tabs");
-    // Headlines with the sourced parameters (docs/reproductions/parameters.md): direct
-    // reclaim p99 (-22%) is within 2x of the seed's change, and so is PSI full (-52%).
-    for name in ["direct reclaim p99 us", "PSI full total ms"] {
+    // Headlines with the sourced parameters (docs/reproductions/parameters.md): PSI full
+    // (-52%) is within 2x of the seed's change. Direct reclaim p99 (-22%) falls by more
+    // than twice that since the classic LRU's direct reclaimers wait in
+    // too_many_isolated() (24 tabs reclaiming at once): a miss (claims.md).
+    for (name, size) in [("direct reclaim p99 us", "OUTSIDE 2x"), ("PSI full total ms", "within 2x")] {
         let (classic, mglru) = pair(tabs, name);
         assert!(classic > 0.0 && mglru < classic * 0.95, "{name}: mglru {mglru} vs classic {classic}");
         assert_eq!(common::row(tabs, name).1, "agrees", "{name}");
-        assert_eq!(common::size(tabs, name).as_deref(), Some("within 2x"), "{name}");
+        assert_eq!(common::size(tabs, name).as_deref(), Some(size), "{name}");
     }
     // kswapd CPU (-51%) falls, by less than half the seed's change: the engine's default
     // CPU costs price the rmap's interval-tree walk at 0 (docs/reproductions/claims.md).
