@@ -137,7 +137,6 @@ impl SimBuilder {
                 isolating: Vec::new(),
                 memcg,
                 over_high: Vec::new(),
-                high_throttled_ns: 0,
                 sampler: Sampler::off(),
                 sched,
                 sleep_ns: 0,

@@ -177,8 +177,8 @@ impl Machine {
             // reclaim_high(): each group from cg up that is over its high, in turn.
             let mut nr_reclaimed = 0;
             for g in self.mm.cgroups.ancestors(cg).collect::<Vec<_>>() {
-                let grp = self.mm.cgroups.get(g);
-                if grp.parent.is_none() || grp.usage <= grp.limits.high {
+                // Checked as the walk reaches it: a child's reclaim may have helped.
+                if !self.mm.cgroups.above_high(g) {
                     continue;
                 }
                 self.mm.cgroups.get_mut(g).events.high += 1;
@@ -203,7 +203,6 @@ impl Machine {
             }
             let sleep = penalty * JIFFY_NS;
             self.sleep_ns += sleep;
-            self.high_throttled_ns += sleep;
             return stall + sleep;
         }
     }

@@ -199,8 +199,6 @@ struct Machine {
     /// Per thread: pages charged while over `memory.high`, not yet paid for
     /// (`current->memcg_nr_pages_over_high`).
     over_high: Vec<u64>,
-    /// Time threads slept in `memory.high` penalties.
-    high_throttled_ns: Nanos,
     /// Periodic state samples (off unless asked for).
     sampler: Sampler,
     /// The CPUs the actors share (`cpus=N`); `None`: each actor has its own (S-EN1).

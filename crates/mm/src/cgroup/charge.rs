@@ -10,7 +10,7 @@
 //! takes it. Pages allocated without a prior `try_charge` (readahead) are
 //! charged by `charge_page` alone, without a limit check (S-MC3).
 
-use super::{CgId, Cgroups, PAGE_COUNTER_MAX};
+use super::{CgId, Cgroups};
 
 /// KERNEL: `MEMCG_CHARGE_BATCH`: pages put on the counters at once, the rest
 /// kept in the CPU's stock.
@@ -130,7 +130,8 @@ impl Cgroups {
     }
 
     /// Pages held in stocks for exactly `cg`.
-    pub fn stocked(&self, cg: CgId) -> u64 {
+    #[cfg(test)]
+    fn stocked(&self, cg: CgId) -> u64 {
         self.stocks.iter().filter(|s| s.cg == cg).map(|s| s.nr).sum()
     }
 
@@ -147,9 +148,15 @@ impl Cgroups {
         g.limits.max.saturating_sub(g.usage)
     }
 
+    /// True if `g` is a group below the root that is over its `memory.high`.
+    pub fn above_high(&self, g: CgId) -> bool {
+        let c = self.get(g);
+        c.parent.is_some() && c.usage > c.limits.high
+    }
+
     /// True if `id` or an ancestor below the root is over `memory.high`.
     pub fn over_high(&self, id: CgId) -> bool {
-        self.ancestors(id).any(|g| self.get(g).parent.is_some() && self.get(g).usage > self.get(g).limits.high)
+        self.ancestors(id).any(|g| self.above_high(g))
     }
 
     /// `mem_find_max_overage()`: the largest `(usage - high) / high` of `id`
@@ -160,19 +167,6 @@ impl Cgroups {
             .map(|g| calculate_overage(self.get(g).usage, self.get(g).limits.high))
             .max()
             .unwrap_or(0)
-    }
-
-    /// `id` and its ancestors below the root that are over `memory.high`,
-    /// nearest first (the groups `reclaim_high()` works on).
-    pub fn groups_over_high(&self, id: CgId) -> Vec<CgId> {
-        self.ancestors(id)
-            .filter(|&g| self.get(g).parent.is_some() && self.get(g).usage > self.get(g).limits.high)
-            .collect()
-    }
-
-    /// True if a group below the root has a `memory.high` set.
-    pub fn any_high(&self) -> bool {
-        self.iter().any(|(_, g)| g.parent.is_some() && g.limits.high < PAGE_COUNTER_MAX)
     }
 }
 
@@ -289,14 +283,14 @@ mod tests {
         let mut t = Cgroups::default();
         let b = t.create("a/b");
         let a = t.find("a").unwrap();
-        assert!(!t.any_high());
+        assert!(!t.over_high(b));
         t.get_mut(a).limits.high = 5;
         t.get_mut(b).limits.high = 3;
         t.charge(b, 4);
-        assert_eq!(t.groups_over_high(b), vec![b]);
+        assert!(t.above_high(b) && !t.above_high(a));
         t.charge(b, 2);
-        assert_eq!(t.groups_over_high(b), vec![b, a]);
-        assert!(t.over_high(b) && t.any_high());
+        assert!(t.above_high(b) && t.above_high(a) && !t.above_high(CgId::ROOT));
+        assert!(t.over_high(b));
         assert_eq!(t.max_overage(b), calculate_overage(6, 3));
     }
 }
