@@ -73,7 +73,8 @@ pub struct CgroupReport {
     /// The group's path (`svc`, `batch/job1`).
     pub path: String,
     /// `memory.stat` entries of the group and its descendants, v2 names: `memory.current`
-    /// and `memory.peak` in bytes, then the event counters (S-CG3).
+    /// and `memory.peak` in bytes, with zswap `zswap` (compressed bytes) and `zswapped`
+    /// (entries), then the event counters (S-CG3).
     pub stat: Vec<(&'static str, u64)>,
     /// `memory.events`, hierarchical.
     pub events: Vec<(&'static str, u64)>,
@@ -95,6 +96,9 @@ pub const CGROUP_STAT_EVENTS: &[mm::VmEvent] = &[
     mm::VmEvent::PgstealDirect,
     mm::VmEvent::Pswpin,
     mm::VmEvent::Pswpout,
+    mm::VmEvent::Zswpin,
+    mm::VmEvent::Zswpout,
+    mm::VmEvent::Zswpwb,
 ];
 
 /// The result of one run.

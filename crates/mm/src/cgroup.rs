@@ -50,6 +50,10 @@ pub struct Limits {
     pub swap_max: u64,
     /// `memory.oom.group`: the OOM killer kills the whole group at once.
     pub oom_group: bool,
+    /// `memory.zswap.max` (v5.19): pages of compressed memory the group may keep in zswap.
+    pub zswap_max: u64,
+    /// `memory.zswap.writeback` (v6.8): zswap may write the group's entries to the swap device.
+    pub zswap_writeback: bool,
 }
 
 impl Default for Limits {
@@ -62,6 +66,8 @@ impl Default for Limits {
             min: 0,
             swap_max: PAGE_COUNTER_MAX,
             oom_group: false,
+            zswap_max: PAGE_COUNTER_MAX,
+            zswap_writeback: true,
         }
     }
 }
@@ -267,6 +273,30 @@ impl Cgroups {
         out
     }
 
+    /// `mem_cgroup_iter()` over the whole tree: the group after `prev` in
+    /// pre-order, the root after `None`, and `None` after the last group.
+    pub fn iter_next(&self, prev: Option<CgId>) -> Option<CgId> {
+        let Some(mut g) = prev else { return Some(CgId::ROOT) };
+        if let Some(&first) = self.get(g).children.first() {
+            return Some(first);
+        }
+        while let Some(parent) = self.get(g).parent {
+            let siblings = &self.get(parent).children;
+            let at = siblings.iter().position(|&c| c == g).expect("a child of its parent");
+            if let Some(&next) = siblings.get(at + 1) {
+                return Some(next);
+            }
+            g = parent;
+        }
+        None
+    }
+
+    /// `mem_cgroup_zswap_writeback_enabled()`: false if `id` or an ancestor
+    /// set `memory.zswap.writeback` to 0.
+    pub fn zswap_writeback(&self, id: CgId) -> bool {
+        self.ancestors(id).all(|g| self.get(g).limits.zswap_writeback)
+    }
+
     /// `page_counter_charge()`: `n` pages more for `id` and its ancestors.
     #[inline]
     pub fn charge(&mut self, id: CgId, n: u64) {
@@ -451,6 +481,20 @@ mod tests {
         assert_eq!(t.subtree(CgId::ROOT), vec![CgId::ROOT, a, b, c, d]);
         assert_eq!(t.ancestors(c).collect::<Vec<_>>(), vec![c, a, CgId::ROOT]);
         assert!(t.enabled());
+        // mem_cgroup_iter() from the start: the same order, then None, then round again.
+        let walk: Vec<_> = std::iter::successors(t.iter_next(None), |&g| t.iter_next(Some(g))).collect();
+        assert_eq!(walk, t.subtree(CgId::ROOT));
+        assert_eq!(t.iter_next(Some(d)), None);
+    }
+
+    #[test]
+    fn zswap_writeback_off_anywhere_above_turns_it_off_below() {
+        let mut t = Cgroups::default();
+        let a = t.create("a");
+        let b = t.create("a/b");
+        let c = t.create("c");
+        t.get_mut(a).limits.zswap_writeback = false;
+        assert_eq!([a, b, c, CgId::ROOT].map(|g| t.zswap_writeback(g)), [false, false, true, true]);
     }
 
     #[test]

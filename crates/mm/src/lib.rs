@@ -184,8 +184,21 @@ impl Mm {
         }
         if let Some(z) = &mut self.zswap {
             z.invalidate(&mut self.frames, slot);
+            self.settle_zswap_charges();
         }
         self.count_pool_pages(before);
+    }
+
+    /// Puts the change in each group's compressed zswap bytes on its page
+    /// counter (`obj_cgroup_charge_zswap` / `obj_cgroup_uncharge_zswap`: the
+    /// charge always succeeds, as reclaim's `PF_MEMALLOC` context forces it).
+    fn settle_zswap_charges(&mut self) {
+        let (Some(z), true) = (&mut self.zswap, self.cgroups.enabled()) else { return };
+        let tree = &mut self.cgroups;
+        z.settle_charges(|cg, pages| match pages {
+            p if p > 0 => tree.charge(cg, p as u64),
+            p => tree.uncharge(cg, p.unsigned_abs()),
+        });
     }
 
     /// Counts the pool pages taken (`pgalloc`) or given back (`pgfree`) since
@@ -268,8 +281,10 @@ impl Mm {
     /// write happens and the page is clean).
     pub fn zswap_store(&mut self, pfn: Pfn) -> Option<zswap::Store> {
         let (slot, key, before) = (self.frames[pfn].swap, self.page_key(pfn), self.nr_zspages());
+        let cg = self.group_of(self.frames[pfn].owner);
         let z = self.zswap.as_mut()?;
-        let outcome = z.store(&mut self.frames, &mut self.stat, &self.swap, slot, key);
+        let outcome = z.store(&mut self.frames, &mut self.stat, &self.swap, &self.cgroups, cg, slot, key);
+        self.settle_zswap_charges();
         self.count_pool_pages(before);
         Some(outcome)
     }
@@ -278,17 +293,40 @@ impl Mm {
     /// (no device read). An exclusive load into the swap cache frees the
     /// entry and dirties the page; a miss counts a disk swap-in for the shrinker.
     pub fn zswap_load(&mut self, pfn: Pfn, slot: u32, swapcache: bool) -> bool {
-        let before = self.nr_zspages();
+        let (before, cg) = (self.nr_zspages(), self.group_of(self.frames[pfn].owner));
         let Some(z) = &mut self.zswap else { return false };
         if !z.load(&mut self.frames, &mut self.stat, slot, swapcache) {
-            z.note_disk_swapin();
+            z.note_disk_swapin(cg);
             return false;
         }
         if swapcache && z.config().exclusive_loads {
             self.frames[pfn].flags.set(PageFlags::DIRTY);
         }
+        self.settle_zswap_charges();
         self.count_pool_pages(before);
         true
+    }
+
+    /// `zswap_shrinker_count()` (0 without zswap).
+    pub fn zswap_shrinker_count(&mut self) -> u64 {
+        let tree = &self.cgroups;
+        self.zswap.as_mut().map_or(0, |z| z.shrinker_count(tree))
+    }
+
+    /// `zswap_shrinker_scan()`: writes back up to `nr_to_scan` entries' worth; returns the number written.
+    pub fn zswap_shrinker_scan(&mut self, nr_to_scan: u64) -> u64 {
+        let before = self.nr_zspages();
+        let Some(z) = &mut self.zswap else { return 0 };
+        let written = z.shrinker_scan(&mut self.frames, &mut self.stat, &self.swap, &self.cgroups, nr_to_scan);
+        self.settle_zswap_charges();
+        self.count_pool_pages(before);
+        written
+    }
+
+    /// `zswap_writeback_enabled()` for the page `pfn`'s group: false if its
+    /// `memory.zswap.writeback` (or an ancestor's) is 0 while zswap is on.
+    pub fn zswap_writeback_enabled(&self, pfn: Pfn) -> bool {
+        self.zswap.is_none() || self.cgroups.zswap_writeback(self.group_of(self.frames[pfn].owner))
     }
 
     /// Slots zswap wrote back since the last call: their device writes are due.

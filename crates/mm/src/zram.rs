@@ -272,6 +272,14 @@ impl ZramPool {
         true
     }
 
+    /// Compressed bytes of `slot`'s object (0 when empty or same-filled).
+    pub fn compressed_len(&self, slot: u32) -> u64 {
+        match self.table[slot as usize] {
+            EMPTY | SAME => 0,
+            len => len as u64,
+        }
+    }
+
     /// `zram_free_page()`: drops what `slot` holds, returning pool pages no longer needed.
     pub fn free(&mut self, frames: &mut FrameTable, slot: u32) {
         let entry = std::mem::replace(&mut self.table[slot as usize], EMPTY);

@@ -20,10 +20,18 @@
 //! - S-ZS2: the pool-limit worker runs at once when a store finds the pool
 //!   full (the kernel queues it on a workqueue); its decompressions are
 //!   charged to the reclaimer whose store queued it.
-//! - S-ZS3: one memory cgroup (S-MC1) and one node: one LRU of entries; a
-//!   store is only refused by the global limit ([`Zswap::may_store`] is where
-//!   `memory.zswap.max` and `memory.zswap.writeback` will go).
+//! - S-ZS3: one node: each memory group has one LRU of entries (the kernel's
+//!   `list_lru` has one per group per node), and the writeback shrinker is
+//!   called once per reclaim pass for every group (the kernel calls it per
+//!   group from `shrink_node_memcgs`), walking the groups in tree order.
+//!
+//! Memory groups (cgroup v2, v6.12): an entry belongs to the group of its page;
+//! its compressed bytes are charged to that group (`memory.stat` `zswap`,
+//! `zswapped`, and `memory.current`); `memory.zswap.max` refuses stores over
+//! it after one writeback attempt in the group; `memory.zswap.writeback=0`
+//! keeps the group's entries out of every writeback.
 
+use crate::cgroup::{CgId, Cgroups, PAGE_COUNTER_MAX};
 use crate::frame::FrameTable;
 use crate::swap::SwapMap;
 use crate::vmstat::{VmEvent, VmStat};
@@ -73,6 +81,9 @@ pub enum Store {
     Full,
     /// Compressed, but no page for the object: the page goes to the device.
     AllocFail,
+    /// Refused by the group's `memory.zswap.max` (`obj_cgroup_may_zswap`):
+    /// the page goes to the device.
+    GroupLimit,
 }
 
 /// What one step of an LRU walk did (`shrink_memcg_cb`).
@@ -88,25 +99,61 @@ enum Walk {
     Failed,
 }
 
-/// The zswap pool, its LRU of compressed objects and its counters.
+/// Why a group's LRU walk did not write back (`shrink_memcg()`'s errors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NoWriteback {
+    /// `-ENOENT`: writeback is off for the group, or its LRU is empty.
+    NoCandidate,
+    /// `-EAGAIN`: the entry walked was rotated or could not be written.
+    Again,
+}
+
+/// One memory group's part of the pool: its LRU of entries (linked through
+/// slots, oldest first) and its `memory.stat` counts.
+#[derive(Clone, Copy, Debug)]
+struct GroupPool {
+    head: u32,
+    tail: u32,
+    /// Entries on the LRU (`list_lru_count_one`).
+    len: u64,
+    /// `MEMCG_ZSWAP_B`: compressed bytes of the group's entries.
+    bytes: u64,
+    /// `MEMCG_ZSWAPPED`: the group's entries.
+    stored: u64,
+    /// Device swap-ins since the shrinker last counted (`nr_disk_swapins`).
+    disk_swapins: u64,
+    /// Pages of `bytes` on the group's page counter.
+    charged: u64,
+}
+
+impl Default for GroupPool {
+    fn default() -> Self {
+        GroupPool { head: NIL, tail: NIL, len: 0, bytes: 0, stored: 0, disk_swapins: 0, charged: 0 }
+    }
+}
+
+/// The zswap pool, its LRUs of compressed objects and its counters.
 #[derive(Clone, Debug)]
 pub struct Zswap {
     cfg: ZswapConfig,
     /// Usable RAM in pages (`totalram_pages()`).
     totalram: u64,
     pool: ZramPool,
-    /// LRU of entries with pool memory, oldest first, linked through slots.
+    /// The groups' LRU links, per slot.
     prev: Vec<u32>,
     next: Vec<u32>,
-    head: u32,
-    tail: u32,
-    lru_len: u64,
+    /// Per slot: the group of the entry (`entry->objcg`).
+    owner: Vec<CgId>,
     /// Per slot: stored since the LRU walk last saw it (`entry->referenced`).
     referenced: Vec<bool>,
+    /// Per group, by [`CgId`].
+    groups: Vec<GroupPool>,
+    /// Groups whose bytes changed since their charge was last settled.
+    unsettled: Vec<CgId>,
+    /// `zswap_next_shrink`: the pool-limit worker's place in its round of the groups.
+    next_shrink: Option<CgId>,
     /// `zswap_pool_reached_full`.
     reached_full: bool,
-    /// Device swap-ins since the shrinker last counted (`nr_disk_swapins`).
-    nr_disk_swapins: u64,
     /// Slots written back whose device writes are not yet submitted.
     pending: Vec<u32>,
     stat: ZswapStat,
@@ -123,12 +170,12 @@ impl Zswap {
             pool: ZramPool::new(ZramConfig { limit_pages: 0, ..comp }, nr_slots),
             prev: vec![NIL; n],
             next: vec![NIL; n],
-            head: NIL,
-            tail: NIL,
-            lru_len: 0,
+            owner: vec![CgId::ROOT; n],
             referenced: vec![false; n],
+            groups: vec![GroupPool::default()],
+            unsettled: Vec::new(),
+            next_shrink: None,
             reached_full: false,
-            nr_disk_swapins: 0,
             pending: Vec::new(),
             stat: ZswapStat::default(),
         }
@@ -197,33 +244,59 @@ impl Zswap {
         self.reached_full
     }
 
-    /// Whether a store may go ahead: the global limit (`zswap_check_limits`).
-    /// The per-cgroup checks of `zswap_store` (`obj_cgroup_may_zswap` against
-    /// `memory.zswap.max`, then shrinking that group) belong here.
-    fn may_store(&mut self) -> bool {
-        !self.check_limits()
+    /// `obj_cgroup_may_zswap()`: false if `cg` or an ancestor below the root
+    /// has reached its `memory.zswap.max` (its subtree's compressed pages).
+    fn group_may_store(&self, tree: &Cgroups, cg: CgId) -> bool {
+        tree.ancestors(cg).filter(|&g| g != CgId::ROOT).all(|g| match tree.get(g).limits.zswap_max {
+            PAGE_COUNTER_MAX => true,
+            0 => false,
+            max => self.subtree_bytes(tree, g) / PAGE_SIZE < max,
+        })
     }
 
-    /// `zswap_store()`: offers the page `key` being written to `slot`. A full
-    /// pool refuses it and runs the pool-limit worker (S-ZS2); any refusal
-    /// drops a stale entry of the slot, as the device will hold the page.
-    pub fn store(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap, slot: u32, key: u64) -> Store {
-        let outcome = if !self.may_store() {
+    /// Compressed bytes of `g` and its descendants (`memcg_page_state(MEMCG_ZSWAP_B)`).
+    fn subtree_bytes(&self, tree: &Cgroups, g: CgId) -> u64 {
+        tree.subtree(g).iter().map(|&d| self.group(d).bytes).sum()
+    }
+
+    /// `zswap_store()`: offers the page `key` of group `cg` being written to
+    /// `slot`. A group at its `memory.zswap.max` writes one of its entries
+    /// back first and is refused if that fails; a full pool refuses the page
+    /// and runs the pool-limit worker (S-ZS2); any refusal drops a stale
+    /// entry of the slot, as the device will hold the page.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &mut self,
+        frames: &mut FrameTable,
+        stat: &mut VmStat,
+        swap: &SwapMap,
+        tree: &Cgroups,
+        cg: CgId,
+        slot: u32,
+        key: u64,
+    ) -> Store {
+        let outcome = if !self.group_may_store(tree, cg) && self.shrink_memcg(frames, stat, swap, tree, cg).is_err() {
+            Store::GroupLimit
+        } else if self.check_limits() {
             Store::Full
-        } else if self.pool.write(frames, slot, key) {
-            Store::Stored
         } else {
-            self.stat.reject_alloc_fail += 1;
-            Store::AllocFail
+            self.detach(slot);
+            if self.pool.write(frames, slot, key) {
+                self.attach(slot, cg);
+                Store::Stored
+            } else {
+                self.pool.free(frames, slot);
+                self.stat.reject_alloc_fail += 1;
+                Store::AllocFail
+            }
         };
         if outcome != Store::Stored {
             self.invalidate(frames, slot);
             if self.reached_full {
-                self.shrink_worker(frames, stat, swap);
+                self.shrink_worker(frames, stat, swap, tree);
             }
             return outcome;
         }
-        self.lru_del(slot);
         if self.pool.has_object(slot) {
             self.lru_add(slot);
         }
@@ -246,81 +319,195 @@ impl Zswap {
         true
     }
 
-    /// `zswap_folio_swapin()`: a swap-in read from the device (protects the LRU from the shrinker).
-    pub fn note_disk_swapin(&mut self) {
-        self.nr_disk_swapins += 1;
+    /// `zswap_folio_swapin()`: a page of group `cg` was read from the device
+    /// (protects the group's LRU from the shrinker).
+    pub fn note_disk_swapin(&mut self, cg: CgId) {
+        self.group_mut(cg).disk_swapins += 1;
     }
 
     /// `zswap_invalidate()`: the slot was freed; its entry goes.
     pub fn invalidate(&mut self, frames: &mut FrameTable, slot: u32) {
-        self.lru_del(slot);
+        self.detach(slot);
         self.pool.free(frames, slot);
     }
 
-    /// `shrink_worker()`: writes back the oldest entries, one LRU step at a
-    /// time, until the pool is at the accept threshold, or gives up after
-    /// [`MAX_RECLAIM_RETRIES`] steps that wrote nothing.
-    fn shrink_worker(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap) {
-        let thr = self.accept_thr_pages();
-        let mut failures = 0;
-        while self.pages() > thr {
-            match self.walk_one(frames, stat, swap) {
-                Walk::Empty => break,
-                Walk::Rotated | Walk::Failed => {
-                    failures += 1;
-                    if failures == MAX_RECLAIM_RETRIES {
-                        break;
-                    }
-                }
-                Walk::Written => {}
+    /// Takes `slot`'s entry, if any, off its group's LRU and counts
+    /// (`obj_cgroup_uncharge_zswap`), leaving its object in the pool.
+    fn detach(&mut self, slot: u32) {
+        if !self.pool.holds(slot) {
+            return;
+        }
+        self.lru_del(slot);
+        let (cg, len) = (self.owner[slot as usize], self.pool.compressed_len(slot));
+        let g = self.group_mut(cg);
+        g.bytes -= len;
+        g.stored -= 1;
+        self.unsettle(cg);
+    }
+
+    /// The new entry of `slot` is `cg`'s (`obj_cgroup_charge_zswap`).
+    fn attach(&mut self, slot: u32, cg: CgId) {
+        self.owner[slot as usize] = cg;
+        let len = self.pool.compressed_len(slot);
+        let g = self.group_mut(cg);
+        g.bytes += len;
+        g.stored += 1;
+        self.unsettle(cg);
+    }
+
+    fn unsettle(&mut self, cg: CgId) {
+        if !self.unsettled.contains(&cg) {
+            self.unsettled.push(cg);
+        }
+    }
+
+    /// Settles the groups' page charges for their compressed bytes: calls
+    /// `charge(group, pages)` with the change (positive: charge) of each
+    /// group whose bytes moved since the last call.
+    pub fn settle_charges(&mut self, mut charge: impl FnMut(CgId, i64)) {
+        for cg in std::mem::take(&mut self.unsettled) {
+            let g = self.group_mut(cg);
+            let pages = g.bytes.div_ceil(PAGE_SIZE);
+            let delta = pages as i64 - g.charged as i64;
+            g.charged = pages;
+            if delta != 0 {
+                charge(cg, delta);
             }
         }
     }
 
-    /// `zswap_shrinker_count()`: entries the shrinker may write back. Device
-    /// swap-ins since the last count are taken off the LRU's size first
-    /// (they were written back too eagerly), and the rest is scaled by the
-    /// compression ratio (compressed pages over stored pages).
-    pub fn shrinker_count(&mut self) -> u64 {
-        let stored = self.stored_pages();
-        if !self.cfg.shrinker || stored == 0 || self.lru_len == 0 {
-            return 0;
-        }
-        let protected = self.nr_disk_swapins.min(self.lru_len);
-        self.nr_disk_swapins -= protected;
-        let freeable = self.lru_len - protected;
-        let backing = self.pool.mm_stat().compr_data_size >> crate::PAGE_SHIFT;
-        freeable * backing / stored
+    /// A group's `memory.stat` `zswap` (compressed bytes) and `zswapped` (entries), its own.
+    pub fn group_stat(&self, cg: CgId) -> (u64, u64) {
+        let g = self.group(cg);
+        (g.bytes, g.stored)
     }
 
-    /// `zswap_shrinker_scan()`: walks up to `nr_to_scan` entries from the LRU's
-    /// head, writing back each unreferenced one; returns the number written.
-    /// Meeting a page already in the swap cache ends the walk: it has reached
-    /// the warm entries (`LRU_STOP`).
+    /// `shrink_memcg()`: one step of `cg`'s LRU walk; `Ok` if it wrote an entry back.
+    fn shrink_memcg(
+        &mut self,
+        frames: &mut FrameTable,
+        stat: &mut VmStat,
+        swap: &SwapMap,
+        tree: &Cgroups,
+        cg: CgId,
+    ) -> Result<(), NoWriteback> {
+        if !tree.zswap_writeback(cg) {
+            return Err(NoWriteback::NoCandidate);
+        }
+        match self.walk_one(frames, stat, swap, cg) {
+            Walk::Empty => Err(NoWriteback::NoCandidate),
+            Walk::Written => Ok(()),
+            Walk::Rotated | Walk::Failed => Err(NoWriteback::Again),
+        }
+    }
+
+    /// `shrink_worker()`: writes back entries, one step of one group's LRU at
+    /// a time, taking the groups round-robin in tree order, until the pool is
+    /// at the accept threshold. It gives up after [`MAX_RECLAIM_RETRIES`]
+    /// failures: a step that wrote nothing, or a round of the tree in which
+    /// no group had an entry it could write.
+    fn shrink_worker(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap, tree: &Cgroups) {
+        let thr = self.accept_thr_pages();
+        let (mut failures, mut attempts) = (0, 0);
+        loop {
+            self.next_shrink = tree.iter_next(self.next_shrink);
+            match self.next_shrink {
+                None => {
+                    if attempts == 0 {
+                        failures += 1;
+                        if failures == MAX_RECLAIM_RETRIES {
+                            break;
+                        }
+                    }
+                    attempts = 0;
+                }
+                Some(cg) => match self.shrink_memcg(frames, stat, swap, tree, cg) {
+                    Err(NoWriteback::NoCandidate) => {}
+                    r => {
+                        attempts += 1;
+                        if r.is_err() {
+                            failures += 1;
+                            if failures == MAX_RECLAIM_RETRIES {
+                                break;
+                            }
+                        }
+                    }
+                },
+            }
+            if self.pages() <= thr {
+                break;
+            }
+        }
+    }
+
+    /// `zswap_shrinker_count()` for every group whose writeback is on:
+    /// entries the shrinker may write back. A group's device swap-ins since
+    /// the last count are taken off its LRU's size first (they were written
+    /// back too eagerly), and the rest is scaled by the compression ratio of
+    /// the group's subtree (compressed pages over stored pages).
+    pub fn shrinker_count(&mut self, tree: &Cgroups) -> u64 {
+        if !self.cfg.shrinker {
+            return 0;
+        }
+        let mut total = 0;
+        for cg in (0..self.groups.len()).map(|i| CgId(i as u16)) {
+            if self.groups[cg.0 as usize].len == 0 || !tree.zswap_writeback(cg) {
+                continue;
+            }
+            let sub = tree.subtree(cg);
+            let stored: u64 = sub.iter().map(|&d| self.group(d).stored).sum();
+            let backing = sub.iter().map(|&d| self.group(d).bytes).sum::<u64>() >> crate::PAGE_SHIFT;
+            if stored == 0 {
+                continue;
+            }
+            let g = &mut self.groups[cg.0 as usize];
+            let protected = g.disk_swapins.min(g.len);
+            g.disk_swapins -= protected;
+            total += (g.len - protected) * backing / stored;
+        }
+        total
+    }
+
+    /// `zswap_shrinker_scan()` over the groups in tree order: walks up to
+    /// `nr_to_scan` entries in all from the heads of the LRUs of the groups
+    /// whose writeback is on, writing back each unreferenced one; returns the
+    /// number written. Meeting a page already in the swap cache ends a
+    /// group's walk: it has reached the warm entries (`LRU_STOP`).
     pub fn shrinker_scan(
         &mut self,
         frames: &mut FrameTable,
         stat: &mut VmStat,
         swap: &SwapMap,
+        tree: &Cgroups,
         nr_to_scan: u64,
     ) -> u64 {
-        let mut written = 0;
-        for _ in 0..nr_to_scan {
-            match self.walk_one(frames, stat, swap) {
-                Walk::Empty | Walk::Failed => break,
-                Walk::Rotated => {}
-                Walk::Written => written += 1,
+        let (mut written, mut walked) = (0, 0);
+        for cg in tree.subtree(CgId::ROOT) {
+            if !tree.zswap_writeback(cg) {
+                continue;
+            }
+            while walked < nr_to_scan {
+                walked += 1;
+                match self.walk_one(frames, stat, swap, cg) {
+                    Walk::Empty => {
+                        walked -= 1;
+                        break;
+                    }
+                    Walk::Failed => break,
+                    Walk::Rotated => {}
+                    Walk::Written => written += 1,
+                }
             }
         }
         written
     }
 
-    /// One step of an LRU walk from the head (`shrink_memcg_cb`): a referenced
-    /// entry loses its bit and rotates; any other is decompressed, freed and
-    /// queued for its device write (`zswap_writeback_entry`), unless its page
-    /// is in the swap cache already (a load that kept the entry).
-    fn walk_one(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap) -> Walk {
-        let slot = self.head;
+    /// One step of `cg`'s LRU walk from the head (`shrink_memcg_cb`): a
+    /// referenced entry loses its bit and rotates; any other is decompressed,
+    /// freed and queued for its device write (`zswap_writeback_entry`), unless
+    /// its page is in the swap cache already (a load that kept the entry).
+    fn walk_one(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap, cg: CgId) -> Walk {
+        let slot = self.group(cg).head;
         if slot == NIL {
             return Walk::Empty;
         }
@@ -349,38 +536,55 @@ impl Zswap {
         std::mem::take(&mut self.pending)
     }
 
-    fn lru_add(&mut self, slot: u32) {
-        self.prev[slot as usize] = self.tail;
-        self.next[slot as usize] = NIL;
-        if self.tail == NIL {
-            self.head = slot;
-        } else {
-            self.next[self.tail as usize] = slot;
-        }
-        self.tail = slot;
-        self.lru_len += 1;
+    fn group(&self, cg: CgId) -> GroupPool {
+        self.groups.get(cg.0 as usize).copied().unwrap_or_default()
     }
 
-    /// Takes `slot` off the LRU if it is on it.
+    fn group_mut(&mut self, cg: CgId) -> &mut GroupPool {
+        let i = cg.0 as usize;
+        if i >= self.groups.len() {
+            self.groups.resize(i + 1, GroupPool::default());
+        }
+        &mut self.groups[i]
+    }
+
+    /// Puts `slot` at the tail of its group's LRU.
+    fn lru_add(&mut self, slot: u32) {
+        let cg = self.owner[slot as usize];
+        let tail = self.group_mut(cg).tail;
+        self.prev[slot as usize] = tail;
+        self.next[slot as usize] = NIL;
+        let g = self.group_mut(cg);
+        if tail == NIL {
+            g.head = slot;
+        } else {
+            self.next[tail as usize] = slot;
+        }
+        let g = self.group_mut(cg);
+        g.tail = slot;
+        g.len += 1;
+    }
+
+    /// Takes `slot` off its group's LRU if it is on it.
     fn lru_del(&mut self, slot: u32) {
         let s = slot as usize;
-        let (p, n) = (self.prev[s], self.next[s]);
-        if p == NIL && self.head != slot {
+        let (p, n, cg) = (self.prev[s], self.next[s], self.owner[s]);
+        if p == NIL && self.group(cg).head != slot {
             return;
         }
         if p == NIL {
-            self.head = n;
+            self.group_mut(cg).head = n;
         } else {
             self.next[p as usize] = n;
         }
         if n == NIL {
-            self.tail = p;
+            self.group_mut(cg).tail = p;
         } else {
             self.prev[n as usize] = p;
         }
         self.prev[s] = NIL;
         self.next[s] = NIL;
-        self.lru_len -= 1;
+        self.group_mut(cg).len -= 1;
     }
 }
 
@@ -400,12 +604,12 @@ mod tests {
 
     fn lru(z: &Zswap) -> Vec<u32> {
         let mut v = Vec::new();
-        let mut s = z.head;
+        let mut s = z.groups[0].head;
         while s != NIL {
             v.push(s);
             s = z.next[s as usize];
         }
-        assert_eq!(v.len() as u64, z.lru_len);
+        assert_eq!(v.len() as u64, z.groups[0].len);
         v
     }
 
@@ -414,21 +618,22 @@ mod tests {
         // 100 pages of RAM: the pool may take 10 pages, and accepts again at 9.
         let mut frames = FrameTable::new(100);
         let mut stat = VmStat::default();
+        let tree = Cgroups::default();
         let swap = SwapMap::new(64);
         let mut z = Zswap::new(CFG, WHOLE, 64, 100);
         for slot in 1..=10 {
-            assert_eq!(z.store(&mut frames, &mut stat, &swap, slot, slot as u64), Store::Stored);
+            assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, slot, slot as u64), Store::Stored);
         }
         assert_eq!((z.pages(), frames.nr_free()), (10, 90));
         // The 11th finds the pool full: rejected; the worker rotates the ten
         // referenced entries, then writes back the oldest, down to 9 pages.
-        assert_eq!(z.store(&mut frames, &mut stat, &swap, 11, 11), Store::Full);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 11, 11), Store::Full);
         assert_eq!(z.take_writebacks(), [1]);
         assert_eq!((z.pages(), z.stat().pool_limit_hit, z.stat().written_back_pages), (9, 1, 1));
         assert_eq!(lru(&z), [2, 3, 4, 5, 6, 7, 8, 9, 10]);
         // At the threshold stores resume; the next full pool writes back slot 2 at once (no longer referenced).
-        assert_eq!(z.store(&mut frames, &mut stat, &swap, 12, 12), Store::Stored);
-        assert_eq!(z.store(&mut frames, &mut stat, &swap, 13, 13), Store::Full);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 12, 12), Store::Stored);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 13, 13), Store::Full);
         assert_eq!(z.take_writebacks(), [2]);
         assert_eq!(
             (
@@ -447,25 +652,26 @@ mod tests {
         // 400 pages of RAM: a 40-page pool that accepts again at 36 pages.
         let mut frames = FrameTable::new(400);
         let mut stat = VmStat::default();
+        let tree = Cgroups::default();
         let swap = SwapMap::new(64);
         let mut z = Zswap::new(CFG, WHOLE, 64, 400);
         for slot in 1..=40 {
-            assert_eq!(z.store(&mut frames, &mut stat, &swap, slot, slot as u64), Store::Stored);
+            assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, slot, slot as u64), Store::Stored);
         }
         // 40 referenced entries: the worker gives up after 16 rotations.
-        assert_eq!(z.store(&mut frames, &mut stat, &swap, 41, 41), Store::Full);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 41, 41), Store::Full);
         assert_eq!((z.pages(), z.stat().written_back_pages), (40, 0));
         assert_eq!(lru(&z)[..2], [17, 18]);
         // Still full: refused, 16 more rotations; the third call reaches unreferenced entries.
-        assert_eq!(z.store(&mut frames, &mut stat, &swap, 42, 42), Store::Full);
-        assert_eq!(z.store(&mut frames, &mut stat, &swap, 43, 43), Store::Full);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 42, 42), Store::Full);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 43, 43), Store::Full);
         // 8 more rotations, then writes 1..=4 down to the threshold of 36 pages.
         assert_eq!(z.take_writebacks(), [1, 2, 3, 4]);
         assert_eq!((z.pages(), z.stat().pool_limit_hit), (36, 3));
         // Without the second chance the oldest goes at once.
         let mut z = Zswap::new(ZswapConfig { second_chance: false, ..CFG }, WHOLE, 64, 400);
         for slot in 1..=41 {
-            z.store(&mut frames, &mut stat, &swap, slot, slot as u64);
+            z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, slot, slot as u64);
         }
         assert_eq!(z.take_writebacks(), [1, 2, 3, 4]);
     }
@@ -474,10 +680,11 @@ mod tests {
     fn loads_invalidation_and_same_filled_pages() {
         let mut frames = FrameTable::new(100);
         let mut stat = VmStat::default();
+        let tree = Cgroups::default();
         let swap = SwapMap::new(64);
         let mut z = Zswap::new(CFG, WHOLE, 16, 100);
-        z.store(&mut frames, &mut stat, &swap, 1, 1);
-        z.store(&mut frames, &mut stat, &swap, 2, 2);
+        z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 1, 1);
+        z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 2, 2);
         // A load without the swap cache keeps the entry; into it (exclusive) frees it.
         assert!(z.load(&mut frames, &mut stat, 1, false));
         assert!(z.holds(1));
@@ -488,8 +695,8 @@ mod tests {
         assert_eq!((z.pages(), z.stored_pages(), lru(&z)), (0, 0, vec![]));
         // Same-filled pages are stored without pool memory and stay off the LRU.
         let mut z = Zswap::new(CFG, ZramConfig { same_ppm: 1_000_000, ..WHOLE }, 16, 100);
-        assert_eq!(z.store(&mut frames, &mut stat, &swap, 3, 3), Store::Stored);
-        assert_eq!((z.pages(), z.stored_pages(), z.lru_len), (0, 1, 0));
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 3, 3), Store::Stored);
+        assert_eq!((z.pages(), z.stored_pages(), z.groups[0].len), (0, 1, 0));
         assert_eq!(z.named()[2], ("same_filled_pages", 1));
     }
 
@@ -497,24 +704,25 @@ mod tests {
     fn an_entry_whose_page_is_in_the_swap_cache_is_not_written_back() {
         let mut frames = FrameTable::new(100);
         let mut stat = VmStat::default();
+        let tree = Cgroups::default();
         let mut swap = SwapMap::new(64);
         let cfg = ZswapConfig { second_chance: false, exclusive_loads: false, ..CFG };
         let mut z = Zswap::new(cfg, WHOLE, 64, 100);
         for i in 1..=10 {
             let slot = swap.alloc(crate::RegionId(0), i).unwrap();
-            assert_eq!(z.store(&mut frames, &mut stat, &swap, slot, i as u64), Store::Stored);
+            assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, slot, i as u64), Store::Stored);
         }
         // Slot 1 is loaded into the swap cache; the entry stays (no exclusive loads).
         assert!(z.load(&mut frames, &mut stat, 1, true));
         *swap.cache_mut(1) = crate::CacheEntry::resident(50);
         // The worker meets it first: a failure (-EEXIST), off the LRU, kept; then writes back slot 2.
-        assert_eq!(z.store(&mut frames, &mut stat, &swap, 11, 11), Store::Full);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 11, 11), Store::Full);
         assert_eq!((z.take_writebacks(), z.stat().reject_reclaim_fail), (vec![2], 1));
         assert!(z.holds(1));
         assert_eq!(lru(&z)[0], 3);
         // The shrinker stops at such an entry (LRU_STOP).
         *swap.cache_mut(3) = crate::CacheEntry::resident(51);
-        assert_eq!(z.shrinker_scan(&mut frames, &mut stat, &swap, 10), 0);
+        assert_eq!(z.shrinker_scan(&mut frames, &mut stat, &swap, &tree, 10), 0);
         assert_eq!(z.stat().reject_reclaim_fail, 2);
     }
 
@@ -522,22 +730,68 @@ mod tests {
     fn the_shrinker_counts_by_ratio_less_disk_swapins() {
         let mut frames = FrameTable::new(1000);
         let mut stat = VmStat::default();
+        let tree = Cgroups::default();
         let swap = SwapMap::new(64);
         // 4:1 pages (1024 bytes): 8 entries are 2 pages' worth of compressed data.
         let mut z = Zswap::new(CFG, ZramConfig { comp_len: 1024, ..WHOLE }, 16, 1000);
         for slot in 1..=8 {
-            z.store(&mut frames, &mut stat, &swap, slot, slot as u64);
+            z.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, slot, slot as u64);
         }
-        assert_eq!(z.shrinker_count(), 8 * 2 / 8);
+        assert_eq!(z.shrinker_count(&tree), 8 * 2 / 8);
         // Four device swap-ins protect four entries, once.
-        (0..4).for_each(|_| z.note_disk_swapin());
-        assert_eq!(z.shrinker_count(), 4 * 2 / 8);
-        assert_eq!(z.nr_disk_swapins, 0);
+        (0..4).for_each(|_| z.note_disk_swapin(CgId::ROOT));
+        assert_eq!(z.shrinker_count(&tree), 4 * 2 / 8);
+        assert_eq!(z.groups[0].disk_swapins, 0);
         // A scan of 10 rotates the 8 referenced entries, then writes back 2.
-        assert_eq!(z.shrinker_scan(&mut frames, &mut stat, &swap, 10), 2);
+        assert_eq!(z.shrinker_scan(&mut frames, &mut stat, &swap, &tree, 10), 2);
         assert_eq!(z.take_writebacks(), [1, 2]);
         let mut off = Zswap::new(ZswapConfig { shrinker: false, ..CFG }, WHOLE, 16, 1000);
-        off.store(&mut frames, &mut stat, &swap, 1, 1);
-        assert_eq!(off.shrinker_count(), 0);
+        off.store(&mut frames, &mut stat, &swap, &tree, CgId::ROOT, 1, 1);
+        assert_eq!(off.shrinker_count(&tree), 0);
+    }
+
+    #[test]
+    fn a_group_at_its_zswap_max_writes_its_own_back_and_writeback_off_keeps_a_group_in() {
+        // 100 pages of RAM, a 10-page pool (accepting again at 9), one page per entry.
+        let mut frames = FrameTable::new(100);
+        let mut stat = VmStat::default();
+        let swap = SwapMap::new(64);
+        let mut tree = Cgroups::default();
+        let (a, b) = (tree.create("a"), tree.create("b"));
+        tree.get_mut(a).limits.zswap_max = 2;
+        tree.get_mut(b).limits.zswap_writeback = false;
+        let mut z = Zswap::new(ZswapConfig { second_chance: false, ..CFG }, WHOLE, 64, 100);
+        for slot in [1, 2] {
+            assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, a, slot, slot as u64), Store::Stored);
+        }
+        // a holds 2 pages, its max: the store writes a's oldest back first (shrink_memcg), then goes ahead.
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, a, 3, 3), Store::Stored);
+        assert_eq!(z.take_writebacks(), [1]);
+        assert_eq!(z.group_stat(a), (2 * PAGE_SIZE, 2));
+        // With max 0 a store still goes ahead once a writeback in the group succeeds (the kernel's order);
+        // with writeback off too it is refused.
+        tree.get_mut(a).limits.zswap_max = 0;
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, a, 4, 4), Store::Stored);
+        assert_eq!(z.take_writebacks(), [2]);
+        tree.get_mut(a).limits.zswap_writeback = false;
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, a, 5, 5), Store::GroupLimit);
+        tree.get_mut(a).limits = crate::cgroup::Limits::default();
+        // b fills the pool; its entries are the oldest but may not be written back:
+        // the worker's round (root: empty, a: writes 3, b: skipped) stops at the threshold.
+        for slot in 10..=17 {
+            assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, b, slot, slot as u64), Store::Stored);
+        }
+        assert_eq!(z.pages(), 10);
+        assert_eq!(z.store(&mut frames, &mut stat, &swap, &tree, b, 18, 18), Store::Full);
+        assert_eq!((z.take_writebacks(), z.pages()), (vec![3], 9));
+        // The shrinker counts a's entry only, and its scan skips b.
+        assert_eq!(z.shrinker_count(&tree), 1);
+        assert_eq!(z.shrinker_scan(&mut frames, &mut stat, &swap, &tree, 10), 1);
+        assert_eq!(z.take_writebacks(), [4]);
+        // Each group's compressed pages are charged to it; settled once.
+        let mut charges = Vec::new();
+        z.settle_charges(|g, d| charges.push((g, d)));
+        assert_eq!(charges, [(b, 8)]);
+        assert_eq!((z.group_stat(a), z.group_stat(b)), ((0, 0), (8 * PAGE_SIZE, 8)));
     }
 }

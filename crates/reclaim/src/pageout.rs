@@ -305,21 +305,26 @@ fn shrink_one<H: FolioHooks, const TRACE: bool>(
         if refs == References::ReclaimClean || !sc.may_writepage {
             return Verdict::Keep;
         }
-        if pageout::<TRACE>(mm, sc, pfn, anon, stat) {
+        match pageout::<TRACE>(mm, sc, pfn, anon, stat) {
             // zswap took the page: no device write, the page is clean.
-        } else if anon && env.sync_swap {
-            // S-PO2: the write has completed; the page is clean and can go now.
-            let written = mm.swap_write_sync(mm.frames[pfn].swap, mm.page_key(pfn));
-            mm.end_writeback(pfn);
-            if !written {
-                // zram refused the write (`__end_swap_bio_write` error): the page is
-                // redirtied and stays in the swap cache.
-                mm.frames[pfn].flags.set(PageFlags::DIRTY);
+            Pageout::Zswap => {}
+            // zswap refused it and the group may not write to the device.
+            Pageout::Activate => return Verdict::Activate,
+            Pageout::Submitted if anon && env.sync_swap => {
+                // S-PO2: the write has completed; the page is clean and can go now.
+                let written = mm.swap_write_sync(mm.frames[pfn].swap, mm.page_key(pfn));
+                mm.end_writeback(pfn);
+                if !written {
+                    // zram refused the write (`__end_swap_bio_write` error): the page is
+                    // redirtied and stays in the swap cache.
+                    mm.frames[pfn].flags.set(PageFlags::DIRTY);
+                    return Verdict::Keep;
+                }
+            }
+            Pageout::Submitted => {
+                sc.pageout.push(pfn);
                 return Verdict::Keep;
             }
-        } else {
-            sc.pageout.push(pfn);
-            return Verdict::Keep;
         }
     }
     // Step 11: remove from the page cache or swap cache, leaving a shadow.
@@ -340,37 +345,67 @@ fn kswapd_may_write_file(mm: &Mm, sc: &ScanControl, env: PageoutEnv, pfn: Pfn) -
     mm.dirty.pgdat_dirty && (!env.dirty.dirty_activate || mm.frames[pfn].flags.has(PageFlags::RECLAIM))
 }
 
+/// What [`pageout`] did with a dirty page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pageout {
+    /// zswap took it: clean, no writeback.
+    Zswap,
+    /// Its write was started (`PAGE_SUCCESS`).
+    Submitted,
+    /// zswap refused it and its group's `memory.zswap.writeback` is 0: it
+    /// stays dirty and goes back to the active list (`AOP_WRITEPAGE_ACTIVATE`).
+    Activate,
+}
+
 /// `pageout()`: clears dirty and writes the page: an anon page goes to zswap
 /// first (`swap_writepage`), else writeback starts and the write is submitted.
-/// True if zswap took the page (clean, no writeback).
 /// Inlined into its one caller (a recording test must not move it out of line).
 #[inline(always)]
-fn pageout<const TRACE: bool>(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, anon: bool, stat: &mut FolioStat) -> bool {
-    mm.trace_if::<TRACE>(|| Tracepoint::WriteFolio { pfn });
-    mm.stat.count(VmEvent::NrVmscanWrite, 1);
-    stat.nr_pageout += 1;
-    sc.work.pages_written += 1;
-    if anon && mm.zswap.is_some() && zswap_store(mm, sc, pfn) {
-        mm.frames[pfn].flags.clear(PageFlags::DIRTY);
-        return true;
+fn pageout<const TRACE: bool>(
+    mm: &mut Mm,
+    sc: &mut ScanControl,
+    pfn: Pfn,
+    anon: bool,
+    stat: &mut FolioStat,
+) -> Pageout {
+    if anon && mm.zswap.is_some() {
+        if zswap_store(mm, sc, pfn) {
+            count_pageout::<TRACE>(mm, sc, pfn, stat);
+            mm.frames[pfn].flags.clear(PageFlags::DIRTY);
+            return Pageout::Zswap;
+        }
+        if !mm.zswap_writeback_enabled(pfn) {
+            return Pageout::Activate;
+        }
     }
+    count_pageout::<TRACE>(mm, sc, pfn, stat);
     mm.start_writeback(pfn);
     mm.frames[pfn].flags.set(PageFlags::RECLAIM);
     if anon {
         mm.stat.count(VmEvent::Pswpout, 1);
     }
     mm.stat.count(VmEvent::Pgpgout, mm::PAGE_SIZE / 1024);
-    false
+    Pageout::Submitted
+}
+
+/// What a written page counts: `mm_vmscan_write_folio`, `nr_vmscan_write`, `nr_pageout`.
+#[inline(always)]
+fn count_pageout<const TRACE: bool>(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn, stat: &mut FolioStat) {
+    mm.trace_if::<TRACE>(|| Tracepoint::WriteFolio { pfn });
+    mm.stat.count(VmEvent::NrVmscanWrite, 1);
+    stat.nr_pageout += 1;
+    sc.work.pages_written += 1;
 }
 
 /// `zswap_store()` from `swap_writepage()`, with its CPU work counted: true if zswap took the page.
 #[cold]
 fn zswap_store(mm: &mut Mm, sc: &mut ScanControl, pfn: Pfn) -> bool {
+    use mm::zswap::Store;
     let before = mm.zswap.as_ref().map_or(0, |z| z.stat().written_back_pages);
     let Some(outcome) = mm.zswap_store(pfn) else { return false };
     sc.work.zswap_written_back += mm.zswap.as_ref().map_or(0, |z| z.stat().written_back_pages) - before;
-    sc.work.zswap_compressed += (outcome != mm::zswap::Store::Full) as u64;
-    outcome == mm::zswap::Store::Stored
+    sc.work.zswap_compressed += matches!(outcome, Store::Stored | Store::AllocFail) as u64;
+    outcome == Store::Stored
 }
 
 /// `__remove_mapping()`: drops the page from its cache slot, stores the shadow,

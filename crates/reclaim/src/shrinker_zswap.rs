@@ -24,14 +24,11 @@ impl Shrinker for ZswapWriteback {
     }
 
     fn count(&self, cx: &mut ShrinkCtx) -> u64 {
-        cx.mm.zswap.as_mut().map_or(0, mm::Zswap::shrinker_count)
+        cx.mm.zswap_shrinker_count()
     }
 
     fn scan(&self, cx: &mut ShrinkCtx, nr_to_scan: u64) -> Scanned {
-        let mm = &mut *cx.mm;
-        let freed =
-            mm.zswap.as_mut().map_or(0, |z| z.shrinker_scan(&mut mm.frames, &mut mm.stat, &mm.swap, nr_to_scan));
-        Scanned { freed, stolen: 0 }
+        Scanned { freed: cx.mm.zswap_shrinker_scan(nr_to_scan), stolen: 0 }
     }
 
     /// A walk that wrote nothing back (every entry it saw was referenced) returns `SHRINK_STOP`.

@@ -189,3 +189,33 @@ fn senpai_finds_the_working_set_and_keeps_its_pressure_near_the_target() {
         assert!(r.control_writes.iter().any(|w| w.contains("senpai svc/memory.")), "{mode}");
     }
 }
+
+/// Two tenants of 48M each on a 64M machine with zswap (a 20% pool) in front of an SSD.
+fn zswap_run(setting: Option<(&str, &str)>) -> RunReport {
+    let mut settings = vec![("memory", "64M"), ("swap", "ssd:256M"), ("zswap.enabled", "1")];
+    settings.extend(setting);
+    let tenants = ["anon:size=48M,pattern=zipf,ops=200000,cgroup=a", "anon:size=48M,pattern=zipf,ops=200000,cgroup=b"];
+    run_with(&settings, &tenants)
+}
+
+#[test]
+fn zswap_max_caps_a_groups_pool_share_and_writeback_off_keeps_its_pages_off_the_device() {
+    let open = zswap_run(None);
+    assert!(stat(&open, "a", "zswapped") > 0 && stat(&open, "b", "zswapped") > 0);
+    assert!(open.get("zswpwb").unwrap() > 0, "the pool fills and writes back");
+    // The groups' compressed bytes are the pool's.
+    let zswap = |r: &RunReport, p| stat(r, p, "zswap");
+    let pool = open.zswap.iter().find(|(n, _)| *n == "compressed_bytes").unwrap().1;
+    assert_eq!(zswap(&open, "a") + zswap(&open, "b"), pool);
+    // memory.zswap.max=2M: a ends holding at most 2M compressed (one entry's
+    // overshoot at most), so more of its pages go to and come from the device.
+    let capped = zswap_run(Some(("cgroup.a.memory.zswap.max", "2M")));
+    assert!(zswap(&capped, "a") <= (2 << 20) + 4096, "{}", zswap(&capped, "a"));
+    assert!(stat(&capped, "a", "pswpin") > stat(&open, "a", "pswpin"));
+    // memory.zswap.writeback=0: none of b's pages is written to the device, so
+    // none is read back from it; a's entries are still written back.
+    let kept = zswap_run(Some(("cgroup.b.memory.zswap.writeback", "0")));
+    assert_eq!(stat(&kept, "b", "pswpin"), 0);
+    assert!(stat(&open, "b", "pswpin") > 0);
+    assert!(kept.get("zswpwb").unwrap() > 0);
+}

@@ -1,6 +1,7 @@
 //! The memory cgroup tree's settings: `cgroup.PATH.memory.FILE=VALUE` keys
 //! (`memory.max`, `memory.high`, `memory.low`, `memory.min`,
-//! `memory.swap.max`, `memory.oom.group`), and the `memory_recursiveprot`
+//! `memory.swap.max`, `memory.zswap.max`, `memory.zswap.writeback`,
+//! `memory.oom.group`), and the `memory_recursiveprot`
 //! mount option (`cgroup.memory_recursiveprot`).
 
 use knobs::{format_size, parse_size};
@@ -17,7 +18,7 @@ pub struct CgroupKnobs {
 }
 
 /// The interface files a `cgroup.PATH.memory.FILE` key may name.
-pub const FILES: &[&str] = &["max", "high", "low", "min", "swap.max", "oom.group"];
+pub const FILES: &[&str] = &["max", "high", "low", "min", "swap.max", "zswap.max", "zswap.writeback", "oom.group"];
 
 /// The key forms `reclaimsim settings` lists: (key, default, meaning).
 pub const KEY_FORMS: &[(&str, &str, &str)] = &[
@@ -26,12 +27,11 @@ pub const KEY_FORMS: &[(&str, &str, &str)] = &[
     ("cgroup.PATH.memory.low", "0", "best-effort protection from reclaim (skipped until nothing else can be reclaimed)"),
     ("cgroup.PATH.memory.min", "0", "hard protection from reclaim"),
     ("cgroup.PATH.memory.swap.max", "max", "swap the group may use"),
+    ("cgroup.PATH.memory.zswap.max", "max", "v5.19: compressed memory the group may keep in zswap; a store over it writes one of the group's entries back first, and is refused if that fails"),
+    ("cgroup.PATH.memory.zswap.writeback", "1", "v6.8: 0 keeps the group's pages out of the swap device: zswap never writes its entries back, and pages zswap refuses stay in memory"),
     ("cgroup.PATH.memory.oom.group", "0", "1: an OOM kill in the group kills every process of the group"),
     ("cgroup.memory_recursiveprot", "0", "1: the cgroup2 mount option memory_recursiveprot (unclaimed protection flows down by usage)"),
 ];
-
-/// Files of the kernel's interface the tree does not model yet (issue #21).
-const NOT_YET: &[&str] = &["zswap.max", "zswap.writeback"];
 
 impl CgroupKnobs {
     /// Applies `cgroup.REST=value` (the key without its `cgroup.` prefix);
@@ -42,15 +42,9 @@ impl CgroupKnobs {
             return Ok(());
         }
         let (path, file) = rest.split_once(".memory.").ok_or_else(|| {
-            "a key cgroup.PATH.memory.FILE (PATH like batch or svc/db; FILE max, high, low, min, swap.max or oom.group) or cgroup.memory_recursiveprot"
+            "a key cgroup.PATH.memory.FILE (PATH like batch or svc/db; FILE max, high, low, min, swap.max, zswap.max, zswap.writeback or oom.group) or cgroup.memory_recursiveprot"
                 .to_string()
         })?;
-        if NOT_YET.contains(&file) {
-            return Err(format!(
-                "one of memory.{}: memory.{file} is not modelled yet for cgroup v2 groups",
-                FILES.join(", memory.")
-            ));
-        }
         if path.is_empty() || path.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
             return Err(format!("a group path of names separated by `/`, not `{path}`"));
         }
@@ -75,6 +69,8 @@ impl CgroupKnobs {
             "low" => limits.low = pages(value)?,
             "min" => limits.min = pages(value)?,
             "swap.max" => limits.swap_max = pages(value)?,
+            "zswap.max" => limits.zswap_max = pages(value)?,
+            "zswap.writeback" => limits.zswap_writeback = knobs::parse_bool(value)?,
             "oom.group" => limits.oom_group = knobs::parse_bool(value)?,
             _ => return Err(format!("a file of {}", FILES.join(", "))),
         }
@@ -90,9 +86,18 @@ impl CgroupKnobs {
         }
         for (path, l) in &self.groups {
             let key = |f: &str| format!("cgroup.{path}.memory.{f}");
-            for (f, v) in [("max", l.max), ("high", l.high), ("low", l.low), ("min", l.min), ("swap.max", l.swap_max)] {
+            let sizes = [
+                ("max", l.max),
+                ("high", l.high),
+                ("low", l.low),
+                ("min", l.min),
+                ("swap.max", l.swap_max),
+                ("zswap.max", l.zswap_max),
+            ];
+            for (f, v) in sizes {
                 out.push((key(f), size(v)));
             }
+            out.push((key("zswap.writeback"), (l.zswap_writeback as u8).to_string()));
             out.push((key("oom.group"), (l.oom_group as u8).to_string()));
         }
         out
@@ -114,10 +119,13 @@ mod tests {
         c.set("batch.memory.high", "512M").unwrap();
         c.set("batch.memory.swap.max", "0").unwrap();
         c.set("batch.memory.oom.group", "1").unwrap();
+        c.set("batch.memory.zswap.max", "8M").unwrap();
+        c.set("svc/db.memory.zswap.writeback", "0").unwrap();
         assert_eq!(c.groups[0].1.low, 64 << 8);
         let batch = c.groups[1].1;
         assert_eq!((batch.max, batch.high, batch.swap_max, batch.oom_group), (1 << 18, 1 << 17, 0, true));
         assert_eq!(c.groups[1].1.min, 128 << 8);
+        assert_eq!((batch.zswap_max, c.groups[0].1.zswap_writeback), (8 << 8, false));
         let mut d = CgroupKnobs::default();
         for (k, v) in c.resolved() {
             d.set(k.strip_prefix("cgroup.").unwrap(), &v).unwrap();
@@ -139,7 +147,7 @@ mod tests {
     fn bad_keys_say_what_was_expected() {
         let mut c = CgroupKnobs::default();
         assert!(c.set("svc.memory.lo", "1M").unwrap_err().contains("low, min"));
-        assert!(c.set("svc.memory.zswap.max", "1M").unwrap_err().contains("not modelled yet"));
+        assert!(c.set("svc.memory.zswap.writeback", "2").is_err());
         assert!(c.set("svc.memory.oom.group", "2").is_err());
         assert!(c.set("svc.low", "1M").unwrap_err().contains("cgroup.PATH.memory.FILE"));
         assert!(c.set("a//b.memory.low", "1M").unwrap_err().contains("group path"));

@@ -120,6 +120,14 @@ impl Sim {
             .map(|(id, g)| {
                 let mut stat =
                     vec![("memory.current", g.usage * mm::PAGE_SIZE), ("memory.peak", g.peak * mm::PAGE_SIZE)];
+                if let Some(z) = &self.m.mm.zswap {
+                    let (bytes, entries) = tree
+                        .subtree(id)
+                        .iter()
+                        .map(|&d| z.group_stat(d))
+                        .fold((0, 0), |(b, n), (db, dn)| (b + db, n + dn));
+                    stat.extend([("zswap", bytes), ("zswapped", entries)]);
+                }
                 let ev = |e| tree.event_hier(id, e);
                 // memory.stat counts a group's limit reclaim (memory.max,
                 // memory.high, memory.reclaim) as direct reclaim.
