@@ -293,3 +293,26 @@ fn r23_report_of_a_10s_run_is_under_5mb() {
     let size = std::fs::metadata(&html).unwrap().len();
     assert!(size < 5 << 20, "report of {size} bytes");
 }
+
+#[test]
+fn r23_recording_changes_nothing_on_per_zone_lists() {
+    // Before v4.8 the classic LRU has a list set per zone, and a writer's
+    // allocations check each zone's dirty share against its LRU sizes: the
+    // traced policy must forward every query (the per-zone sizes too) to give the
+    // same run (it did not: 241212 pages scanned by kswapd against 240998).
+    let dir = scratch("events-zones");
+    let (plain, traced, events) = (dir.join("plain.json"), dir.join("traced.json"), dir.join("zones.events"));
+    let w = ["-w", "parallelio:size=8x", "-w", "anon:size=40M,pattern=zipf,ops=400000"];
+    let m = ["--profile", "v3.9", "-s", "memory=128M", "-s", "zones=dma:16M,dma32:48M,normal:rest"];
+    let args = [&["run", "-q"][..], &w, &m].concat();
+    ok(&[&args[..], &["--json", arg(&plain)]].concat());
+    let filter = ["--events-filter", "mm_vmscan_kswapd_wake"];
+    ok(&[&args[..], &["--json", arg(&traced), "--events", arg(&events)], &filter].concat());
+    let strip = |mut v: serde_json::Value| {
+        v["sim"].as_object_mut().unwrap().remove("wall_seconds");
+        v
+    };
+    let (plain, traced) = (strip(read_json(&plain)), strip(read_json(&traced)));
+    assert!(plain["vmstat"]["pgscan_kswapd"].as_u64().unwrap() > 0, "the run reclaims");
+    assert_eq!(plain, traced);
+}

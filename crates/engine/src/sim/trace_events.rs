@@ -86,6 +86,9 @@ impl ReclaimPolicy for Traced {
     fn lru_sizes(&self) -> LruSizes {
         self.0.lru_sizes()
     }
+    fn zone_lru_sizes(&self, zone: usize) -> Option<LruSizes> {
+        self.0.zone_lru_sizes(zone)
+    }
     fn check_invariants(&self, mm: &Mm) {
         self.0.check_invariants(mm)
     }
