@@ -39,9 +39,14 @@ fn run(swap: &str, extra: &[(&str, &str)], threads: usize, n: usize) -> RunRepor
 
 #[test]
 fn as_many_cpus_as_actors_change_nothing() {
+    // With cpus=2, kswapd takes the CPU the thread leaves while it waits for the
+    // SSD; without a CPU count it has a CPU of its own. The per-CPU page lists then
+    // differ, which shows once reclaim takes slab pages (the swap cache's tree
+    // nodes of v5.9..v6.17), so those are left out here.
+    let nodes_off = ("swap_cache_shadow_nodes", "0");
     for swap in ["zram:16M", "ssd:16M"] {
-        let free = run(swap, &[], 1, 20_000);
-        let two = run(swap, &[("cpus", "2")], 1, 20_000);
+        let free = run(swap, &[nodes_off], 1, 20_000);
+        let two = run(swap, &[nodes_off, ("cpus", "2")], 1, 20_000);
         assert!(free.get("pgsteal_kswapd").unwrap() > 0, "{swap}: kswapd must run for the test to mean anything");
         assert_eq!(free.vmstat, two.vmstat, "{swap}");
         assert_eq!(free.virtual_ns, two.virtual_ns, "{swap}");

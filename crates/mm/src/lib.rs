@@ -177,6 +177,7 @@ impl Mm {
             let cg = self.regions[self.swap.slot(slot).region as usize].cg;
             self.cgroups.charge_swap(cg, -1);
         }
+        self.free_swap_cache_entry(slot);
         self.swap.free(slot);
         let before = self.nr_zspages();
         if let Some(z) = &mut self.zram {

@@ -14,9 +14,13 @@
 //! its cache (the objects exist meanwhile); S-SL3 files read or written
 //! through file descriptors are closed after each access (their dentry is
 //! unused and on the LRU from the first page on; a page-cache insertion marks
-//! it referenced), mapped files stay in use; S-SL4 swap-cache shadow entries
-//! take no tree nodes.
+//! it referenced), mapped files stay in use; S-SL4 the swap cache's tree
+//! nodes are modelled only while its shadow entries take them
+//! (`swap_cache_shadow_nodes`, v5.9..v6.17); S-SL7 a group's shadow-node
+//! list is limited by its own charged pages (LRU pages, per-CPU stock and
+//! zswap pages), not its LRU and slab pages.
 
+use crate::cgroup::CgId;
 use crate::entry::CacheEntry;
 use crate::frame::{FrameTable, Owner, Pfn};
 use crate::space::FileId;
@@ -100,6 +104,17 @@ impl Node {
     }
 }
 
+/// Node `n`'s slot went from `old` to `new`: (the node before, after, and
+/// whether it just became shadow-only while off the list: it is queued now).
+fn step_node(n: &mut Node, old: CacheEntry, new: CacheEntry) -> (Node, Node, bool) {
+    let before = *n;
+    n.pages = n.pages + new.pfn().is_some() as u8 - old.pfn().is_some() as u8;
+    n.shadows = n.shadows + new.as_shadow().is_some() as u8 - old.as_shadow().is_some() as u8;
+    let queue = n.shadow_only() && !n.queued;
+    n.queued |= queue;
+    (before, *n, queue)
+}
+
 /// A file's slab objects: dentry/inode state and its tree's leaf nodes.
 #[derive(Clone, Debug, Default)]
 pub struct FileObjects {
@@ -148,9 +163,25 @@ pub struct Slab {
     pub shadow_nodes: u64,
     /// `nr_deferred` of each shrinker, indexed by [`ShrinkerId`].
     pub nr_deferred: [u64; 3],
+    /// The swap cache's shadow entries take tree nodes (v5.9..v6.17; S-SL4).
+    pub swap_cache_nodes: bool,
     dentry_lru: VecDeque<FileId>,
     inode_lru: VecDeque<FileId>,
-    node_lru: VecDeque<(FileId, u32)>,
+    /// Per memory group (`shadow_nodes` is memcg-aware): its shadow-only
+    /// nodes, oldest first (nodes that stopped being shadow-only are dropped
+    /// when met), and how many there are.
+    node_lrus: Vec<(VecDeque<TreeNode>, u64)>,
+    /// The swap cache's leaf nodes, by slot / 64.
+    swap_nodes: Vec<Node>,
+}
+
+/// A leaf node of a page-cache tree: a file's, or the swap cache's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TreeNode {
+    /// Node `chunk` of a file.
+    File(FileId, u32),
+    /// Node `chunk` of the swap cache (slots `64 * chunk ..`).
+    Swap(u32),
 }
 
 impl Default for Slab {
@@ -167,9 +198,11 @@ impl Default for Slab {
             nr_inode_unused_with_pages: 0,
             shadow_nodes: 0,
             nr_deferred: [0; 3],
+            swap_cache_nodes: false,
             dentry_lru: VecDeque::new(),
             inode_lru: VecDeque::new(),
-            node_lru: VecDeque::new(),
+            node_lrus: vec![(VecDeque::new(), 0)],
+            swap_nodes: Vec::new(),
         }
     }
 }
@@ -204,34 +237,65 @@ impl Slab {
         }
     }
 
-    /// Slot `index` of `file` changed from `old` to `new`: keeps node counts,
-    /// the shadow-node list and `nrpages`; a first page opens the file.
-    fn note_slot(&mut self, file: FileId, nr_pages: u32, pinned: bool, index: u32, old: CacheEntry, new: CacheEntry) {
-        let f = self.file_mut(file, nr_pages);
-        let n = &mut f.nodes[(index / CHUNK) as usize];
-        let before = *n;
-        n.pages = n.pages + new.pfn().is_some() as u8 - old.pfn().is_some() as u8;
-        n.shadows = n.shadows + new.as_shadow().is_some() as u8 - old.as_shadow().is_some() as u8;
-        let after = *n;
-        let queue_node = after.shadow_only() && !after.queued;
-        if queue_node {
-            n.queued = true;
+    /// Shadow-only nodes on `cg`'s list (the kernel's per-memcg `list_lru` count).
+    pub fn shadow_nodes_of(&self, cg: CgId) -> u64 {
+        self.node_lrus.get(cg.0 as usize).map_or(0, |l| l.1)
+    }
+
+    /// A node of `cg`'s changed from `before` to `after`: keeps the object
+    /// count and the shadow-node counts, and queues it when `queue`.
+    fn node_changed(&mut self, cg: CgId, key: TreeNode, (before, after, queue): (Node, Node, bool)) {
+        match (before.exists(), after.exists()) {
+            (false, true) => self.xa_node.objects += 1,
+            (true, false) => self.xa_node.objects -= 1,
+            _ => {}
         }
+        let i = cg.0 as usize;
+        if self.node_lrus.len() <= i {
+            self.node_lrus.resize_with(i + 1, Default::default);
+        }
+        let (lru, count) = &mut self.node_lrus[i];
+        let delta = after.shadow_only() as u64;
+        let gone = before.shadow_only() as u64;
+        *count = *count + delta - gone;
+        self.shadow_nodes = self.shadow_nodes + delta - gone;
+        if queue {
+            lru.push_back(key);
+        }
+    }
+
+    /// Slot `slot` of the swap cache changed from `old` to `new` (its nodes are the root group's).
+    fn note_swap_slot(&mut self, slot: u32, old: CacheEntry, new: CacheEntry) {
+        let chunk = slot / CHUNK;
+        if self.swap_nodes.len() <= chunk as usize {
+            self.swap_nodes.resize(chunk as usize + 1, Node::default());
+        }
+        let step = step_node(&mut self.swap_nodes[chunk as usize], old, new);
+        self.node_changed(CgId::ROOT, TreeNode::Swap(chunk), step);
+    }
+
+    /// Slot `index` of `file` (of group `cg`) changed from `old` to `new`: keeps
+    /// node counts, the shadow-node list and `nrpages`; a first page opens the file.
+    #[allow(clippy::too_many_arguments)]
+    fn note_slot(
+        &mut self,
+        file: FileId,
+        cg: CgId,
+        nr_pages: u32,
+        pinned: bool,
+        index: u32,
+        old: CacheEntry,
+        new: CacheEntry,
+    ) {
+        let f = self.file_mut(file, nr_pages);
+        let step = step_node(&mut f.nodes[(index / CHUNK) as usize], old, new);
         let nrpages_before = f.nrpages;
         f.nrpages = f.nrpages + new.pfn().is_some() as u64 - old.pfn().is_some() as u64;
         let (state, nrpages) = (f.state, f.nrpages);
         if new.pfn().is_some() {
             f.referenced = state != Dcache::None;
         }
-        match (before.exists(), after.exists()) {
-            (false, true) => self.xa_node.objects += 1,
-            (true, false) => self.xa_node.objects -= 1,
-            _ => {}
-        }
-        self.shadow_nodes = self.shadow_nodes + after.shadow_only() as u64 - before.shadow_only() as u64;
-        if queue_node {
-            self.node_lru.push_back((file, index / CHUNK));
-        }
+        self.node_changed(cg, TreeNode::File(file, index / CHUNK), step);
         if new.pfn().is_some() {
             self.open(file, pinned, nrpages_before);
         } else if state == Dcache::Inode && nrpages_before > 0 && nrpages == 0 {
@@ -306,9 +370,27 @@ impl Mm {
     pub fn set_cache_entry(&mut self, file: FileId, index: u32, entry: CacheEntry) {
         let f = &mut self.files[file.0 as usize];
         let old = std::mem::replace(&mut f.cache[index as usize], entry);
-        let (nr_pages, pinned) = (f.nr_pages(), !f.mappers.is_empty());
-        self.slab.note_slot(file, nr_pages, pinned, index, old, entry);
+        let (nr_pages, pinned, cg) = (f.nr_pages(), !f.mappers.is_empty(), f.cg);
+        self.slab.note_slot(file, cg, nr_pages, pinned, index, old, entry);
         self.sync_slab();
+    }
+
+    /// Stores `entry` in swap-cache slot `slot`, keeping the slab state in step.
+    pub fn set_swap_cache(&mut self, slot: u32, entry: CacheEntry) {
+        let old = std::mem::replace(self.swap.cache_mut(slot), entry);
+        if self.slab.swap_cache_nodes {
+            self.slab.note_swap_slot(slot, old, entry);
+            self.sync_slab();
+        }
+    }
+
+    /// The swap cache's entry of `slot` goes with the slot (`swap_free`).
+    pub(crate) fn free_swap_cache_entry(&mut self, slot: u32) {
+        let old = self.swap.slot(slot).cache;
+        if self.slab.swap_cache_nodes && !old.is_empty() {
+            self.slab.note_swap_slot(slot, old, CacheEntry::EMPTY);
+            self.sync_slab();
+        }
     }
 
     /// Takes or frees slab pages after the caches changed (S-SL6: not
@@ -423,25 +505,44 @@ impl Mm {
             .collect()
     }
 
-    /// Takes the oldest shadow-only node off the list and deletes its shadow
-    /// entries, freeing it (`shadow_lru_isolate`); false if the list is empty.
-    pub fn reclaim_shadow_node(&mut self) -> bool {
-        while let Some((file, chunk)) = self.slab.node_lru.pop_front() {
-            let n = &mut self.slab.files[file.0 as usize].nodes[chunk as usize];
+    /// Takes the oldest shadow-only node off `cg`'s list and deletes its
+    /// shadow entries, freeing it (`shadow_lru_isolate`); false if the list is empty.
+    pub fn reclaim_shadow_node(&mut self, cg: CgId) -> bool {
+        loop {
+            let Some(key) = self.slab.node_lrus.get_mut(cg.0 as usize).and_then(|l| l.0.pop_front()) else {
+                return false;
+            };
+            let (n, slots) = match key {
+                TreeNode::File(file, chunk) => (
+                    &mut self.slab.files[file.0 as usize].nodes[chunk as usize],
+                    chunk * CHUNK..((chunk + 1) * CHUNK).min(self.files[file.0 as usize].nr_pages()),
+                ),
+                TreeNode::Swap(chunk) => (
+                    &mut self.slab.swap_nodes[chunk as usize],
+                    chunk * CHUNK..((chunk + 1) * CHUNK).min(self.swap.nr_slots()),
+                ),
+            };
             n.queued = false;
             if !n.shadow_only() {
                 continue;
             }
-            let end = ((chunk + 1) * CHUNK).min(self.files[file.0 as usize].nr_pages());
-            for index in chunk * CHUNK..end {
-                if self.files[file.0 as usize].cache[index as usize].as_shadow().is_some() {
-                    self.set_cache_entry(file, index, CacheEntry::EMPTY);
+            for i in slots {
+                match key {
+                    TreeNode::File(file, _) => {
+                        if self.files[file.0 as usize].cache[i as usize].as_shadow().is_some() {
+                            self.set_cache_entry(file, i, CacheEntry::EMPTY);
+                        }
+                    }
+                    TreeNode::Swap(_) => {
+                        if self.swap.slot(i).cache.as_shadow().is_some() {
+                            self.set_swap_cache(i, CacheEntry::EMPTY);
+                        }
+                    }
                 }
             }
             self.stat.count(VmEvent::WorkingsetNodereclaim, 1);
             return true;
         }
-        false
     }
 
     /// Checks the slab counters against the page caches; O(pages), for tests.
@@ -473,6 +574,16 @@ impl Mm {
                 }
             }
         }
+        for (c, n) in s.swap_nodes.iter().enumerate() {
+            let slots =
+                (c as u32 * CHUNK..((c as u32 + 1) * CHUNK).min(self.swap.nr_slots())).map(|i| self.swap.slot(i));
+            let (pages, shadows) = slots
+                .fold((0, 0), |(p, h), e| (p + e.cache.pfn().is_some() as u8, h + e.cache.as_shadow().is_some() as u8));
+            assert_eq!((n.pages, n.shadows), (pages, shadows), "swap node {c} counts");
+            nodes += n.exists() as u64;
+            shadow_only += n.shadow_only() as u64;
+        }
+        assert_eq!(s.node_lrus.iter().map(|l| l.1).sum::<u64>(), s.shadow_nodes, "per-group shadow nodes");
         assert_eq!((s.xa_node.objects, s.shadow_nodes), (nodes, shadow_only), "tree node counts");
         assert_eq!((s.dentry.objects, s.inode.objects), (dentries, inodes), "dentry/inode objects");
         assert_eq!((s.nr_dentry_unused, s.nr_inode_unused), (d_unused, i_unused), "unused counts");

@@ -208,7 +208,7 @@ pub fn free_swap_cache(mm: &mut Mm, pfn: Pfn) {
     f.flags.clear(PageFlags::SWAPCACHE);
     f.flags.set(PageFlags::DIRTY);
     f.swap = 0;
-    *mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
+    mm.set_swap_cache(slot, CacheEntry::EMPTY);
     mm.swap_free(slot);
 }
 
@@ -282,7 +282,7 @@ fn shrink_one<H: FolioHooks, const TRACE: bool>(
         let Some(slot) = mm.swap_alloc(region, f.index) else {
             return Verdict::Activate;
         };
-        *mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
+        mm.set_swap_cache(slot, CacheEntry::resident(pfn));
         let f = &mut mm.frames[pfn];
         f.swap = slot;
         f.flags.set(PageFlags::SWAPCACHE | PageFlags::DIRTY);
@@ -416,7 +416,7 @@ fn remove_mapping<H: FolioHooks, const TRACE: bool>(mm: &mut Mm, hooks: &mut H, 
     let entry = shadow.map_or(CacheEntry::EMPTY, CacheEntry::shadow);
     let f = mm.frames[pfn];
     if f.flags.has(PageFlags::SWAPCACHE) {
-        *mm.swap.cache_mut(f.swap) = entry;
+        mm.set_swap_cache(f.swap, entry);
     } else {
         let file = f.owner.as_file().expect("reclaiming an anon page that is not in the swap cache");
         mm.trace_if::<TRACE>(|| Tracepoint::FilemapDelete { pfn, file, index: f.index });

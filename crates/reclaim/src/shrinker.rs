@@ -66,18 +66,23 @@ pub enum ShadowLimit {
     Present16,
     /// v4.10: file LRU pages >> 3.
     File8,
-    /// v4.20 (95f9ab2d596e): node present pages >> 3.
+    /// v4.20 (95f9ab2d596e) with memory cgroups disabled: node present pages >> 3.
     Present8,
+    /// v4.20 with memory cgroups (every distribution kernel): each group's
+    /// list against the group's own LRU and slab pages >> 3 (S-SL7).
+    Lru8,
 }
 
 impl ShadowLimit {
-    const ALL: [ShadowLimit; 3] = [ShadowLimit::Present16, ShadowLimit::File8, ShadowLimit::Present8];
+    const ALL: [ShadowLimit; 4] =
+        [ShadowLimit::Present16, ShadowLimit::File8, ShadowLimit::Present8, ShadowLimit::Lru8];
     /// The value's name, as accepted by `--set shadow_nodes_limit=...`.
     pub fn name(self) -> &'static str {
         match self {
             ShadowLimit::Present16 => "present/16",
             ShadowLimit::File8 => "file/8",
             ShadowLimit::Present8 => "present/8",
+            ShadowLimit::Lru8 => "lru/8",
         }
     }
 }
@@ -99,6 +104,8 @@ pub struct ShrinkerConfig {
     pub shadow_limit: ShadowLimit,
     /// `vm.vfs_cache_pressure`: dentry/inode counts are scaled by this percentage.
     pub vfs_cache_pressure: u32,
+    /// `swap_cache_shadow_nodes` (v5.9..v6.17): the swap cache's shadow entries take tree nodes.
+    pub swap_cache_nodes: bool,
 }
 
 impl ShrinkerConfig {
@@ -109,8 +116,9 @@ impl ShrinkerConfig {
         memcg: true,
         skip_cached_inodes: true,
         shadow_zero_seeks: true,
-        shadow_limit: ShadowLimit::Present8,
+        shadow_limit: ShadowLimit::Lru8,
         vfs_cache_pressure: 100,
+        swap_cache_nodes: true,
     };
 }
 
@@ -175,16 +183,24 @@ pub const KNOBS: &[Knob<ShrinkerConfig>] = &[
     ),
     Knob {
         key: "shadow_nodes_limit",
-        help: "shadow-only page-cache nodes kept before the shadow shrinker trims: present/16 (v3.15), file/8 (v4.10), present/8 (v4.20)",
+        help: "shadow-only page-cache nodes kept before the shadow shrinker trims: present/16 (v3.15), file/8 (v4.10), lru/8 (v4.20 with memory cgroups: each group's list against its own pages), present/8 (v4.20 with memory cgroups disabled)",
         kind: Kind::Choice,
-        history: History::Forms(&[(v(3, 15), "present/16"), (v(4, 10), "file/8"), (v(4, 20), "present/8")]),
+        history: History::Forms(&[(v(3, 15), "present/16"), (v(4, 10), "file/8"), (v(4, 20), "lru/8")]),
         get: |c| c.shadow_limit.name().into(),
         set: |c, v| {
-            c.shadow_limit =
-                ShadowLimit::ALL.into_iter().find(|f| f.name() == v).ok_or("present/16, file/8 or present/8")?;
+            c.shadow_limit = ShadowLimit::ALL
+                .into_iter()
+                .find(|f| f.name() == v)
+                .ok_or("present/16, file/8, present/8 or lru/8")?;
             Ok(())
         },
     },
+    bool_knob!(
+        "swap_cache_shadow_nodes",
+        swap_cache_nodes,
+        History::Behaviour { since: Some(v(5, 9)), until: Some(v(6, 17)) },
+        "v5.9..v6.17: the swap cache's shadow entries take page-cache tree nodes (radix_tree_node slab), charged to no group: they sit on the root group's shadow-node list and the shadow shrinker trims them; v6.18's swap tables hold shadows without nodes"
+    ),
 ];
 
 /// The reclaim pressure a shrinker call is sized by.

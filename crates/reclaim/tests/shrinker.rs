@@ -1,7 +1,7 @@
 //! Slab shrinkers: `do_shrink_slab`'s arithmetic per kernel era, the inode
 //! shrinker's page steals, the shadow-node shrinker, and slab page accounting.
 
-use mm::{CacheEntry, FileId, Mm, Owner, PageFlags, Shadow, ShrinkerId, VmEvent};
+use mm::{CacheEntry, CgId, FileId, Mm, Owner, PageFlags, Shadow, ShrinkerId, VmEvent};
 use proptest::prelude::*;
 use reclaim::policy::classic::Classic;
 use reclaim::shrinker::{
@@ -210,9 +210,9 @@ fn shadow_nodes_are_trimmed_above_the_limit() {
     }
     assert_eq!((mm.slab.shadow_nodes, mm.slab.xa_node.objects()), (10, 10));
     let mut policy = Classic::new(ReclaimConfig::default());
-    let mut cx =
-        ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg: ShrinkerConfig::TODAY, reclaimer: Reclaimer::Kswapd };
-    // v4.20+: max_nodes = 48 >> 3 = 6, freeable 4; seeks 0: delta = 4 / 2 = 2; total_scan = 2,
+    let cfg = ShrinkerConfig { shadow_limit: ShadowLimit::Present8, ..ShrinkerConfig::TODAY };
+    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Kswapd };
+    // v4.20+ without memory cgroups: max_nodes = 48 >> 3 = 6, freeable 4; seeks 0: delta = 4 / 2 = 2; total_scan = 2,
     // under a batch (128) and the cache (4): deferred 2.
     let p = Pressure { priority: 0, nr_scanned: 0, lru_pages: 0 };
     assert_eq!(ShadowNodes.count(&mut cx), 4);
@@ -226,6 +226,40 @@ fn shadow_nodes_are_trimmed_above_the_limit() {
     // v3.15's limit, 48 >> 4 = 3: three more are freeable.
     cx.cfg.shadow_limit = ShadowLimit::Present16;
     assert_eq!(ShadowNodes.count(&mut cx), 3);
+    mm.check_slab();
+}
+
+#[test]
+fn swap_cache_shadows_are_the_root_groups_and_each_group_keeps_its_own_pages_worth() {
+    // v6.12 with a group `a`: a 128-page file of a's evicted to shadows (2 nodes on
+    // a's list) and 128 swap slots holding anon shadows (slots 1..=128: nodes 0, 1, 2,
+    // on the root's list: the swap cache is charged to no group).
+    let mut mm = Mm::new(200, 256);
+    mm.slab.swap_cache_nodes = true;
+    let a = mm.cgroups.create("a");
+    let file = mm.add_file(128);
+    mm.files[file.0 as usize].cg = a;
+    for i in 0..128 {
+        let pfn = mm.frames.alloc(Owner::file(file), i, 0).unwrap();
+        mm.insert_cache_page(file, i, pfn);
+        evict_to_shadow(&mut mm, file, i);
+        let slot = mm.swap.alloc(mm::RegionId(0), i).unwrap();
+        mm.set_swap_cache(slot, CacheEntry::shadow(Shadow(i as u64)));
+    }
+    assert_eq!((mm.slab.shadow_nodes, mm.slab.xa_node.objects()), (5, 5));
+    assert_eq!((mm.slab.shadow_nodes_of(CgId::ROOT), mm.slab.shadow_nodes_of(a)), (3, 2));
+    // a holds 16 pages of its own: it keeps 16 >> 3 = 2 nodes; the root holds none of
+    // its own (its 16 are a's): all 3 of its nodes are over the limit.
+    mm.cgroups.charge(a, 16);
+    let mut policy = Classic::new(ReclaimConfig::default());
+    let mut cx =
+        ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg: ShrinkerConfig::TODAY, reclaimer: Reclaimer::Kswapd };
+    assert_eq!(ShadowNodes.count(&mut cx), 3);
+    assert_eq!(ShadowNodes.scan(&mut cx, 3).freed, 3);
+    assert_eq!((mm.slab.shadow_nodes_of(CgId::ROOT), mm.slab.shadow_nodes_of(a)), (0, 2));
+    assert!((1..=128).all(|slot| mm.swap.slot(slot).cache.is_empty()), "the anon shadows are gone");
+    assert_eq!(mm.files[0].cache.iter().filter(|e| e.as_shadow().is_some()).count(), 128);
+    assert_eq!((mm.stat.get(VmEvent::WorkingsetNodereclaim), mm.slab.xa_node.objects()), (3, 2));
     mm.check_slab();
 }
 

@@ -80,6 +80,8 @@ impl SimBuilder {
         // The group's swappiness governs every reclaim of its lruvec (S-MC1).
         let memcg = (cfg.memcg.limit_bytes != 0)
             .then(|| crate::memcg::Memcg::new(cfg.memcg.limit_bytes, cfg.memcg.swappiness, cfg.memcg.stats_flush));
+        // The swap cache's shadow entries take tree nodes in the kernels that have them.
+        mm.slab.swap_cache_nodes = cfg.reclaim.anon_workingset && cfg.reclaim.shrinker.swap_cache_nodes;
         let mut reclaim_cfg = cfg.reclaim.clone();
         if let Some(m) = &memcg {
             reclaim_cfg.swappiness = m.swappiness;

@@ -148,7 +148,7 @@ impl Machine {
         let (done, listed) = if self.swap_dev.sync {
             // SWP_SYNCHRONOUS_IO: no swap cache, no readahead; the slot is released at once.
             let s = self.swap_in_page(pfn, slot, false);
-            *self.mm.swap.cache_mut(slot) = CacheEntry::EMPTY;
+            self.mm.set_swap_cache(slot, CacheEntry::EMPTY);
             self.mm.swap_free(slot);
             let done = if s.zswap { t } else { self.swap_dev.submit(t, 1, false) };
             (done + s.zswap as u64 * self.cfg.cpu.zswap_decompress_ns, s.listed)
@@ -188,7 +188,7 @@ impl Machine {
                 f.flags.set(PageFlags::WORKINGSET);
             }
             f.swap = slot;
-            *self.mm.swap.cache_mut(slot) = CacheEntry::resident(pfn);
+            self.mm.set_swap_cache(slot, CacheEntry::resident(pfn));
         }
         // swap_read_folio(): zswap first, then the device.
         let zswap = self.mm.zswap.is_some() && self.mm.zswap_load(pfn, slot, swap_cache);
