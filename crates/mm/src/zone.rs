@@ -117,6 +117,21 @@ pub struct Zone {
     pub alloc_batch: i64,
     /// `ZONE_FAIR_DEPLETED`: the batch ran out; the fair pass skips the zone.
     pub fair_depleted: bool,
+    /// Before v4.8: reclaim's flags of this zone (with per-zone LRU lists).
+    pub reclaim_flags: ZoneFlags,
+}
+
+/// The v3.x zone flags reclaim sets when it meets dirty and writeback pages
+/// (`ZONE_TAIL_LRU_DIRTY`, `ZONE_WRITEBACK`, `ZONE_CONGESTED`); from v4.8 they
+/// are the node's (`PGDAT_*`, [`crate::DirtyState`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ZoneFlags {
+    /// `ZONE_TAIL_LRU_DIRTY`: a batch taken from the zone was all unqueued dirty pages.
+    pub dirty: bool,
+    /// `ZONE_WRITEBACK`: a batch taken from the zone was all under writeback.
+    pub writeback: bool,
+    /// `ZONE_CONGESTED`: every dirty page of a batch was congested.
+    pub congested: bool,
 }
 
 impl Zone {
@@ -132,6 +147,7 @@ impl Zone {
             stat: ZoneStat::default(),
             alloc_batch: 0,
             fair_depleted: false,
+            reclaim_flags: ZoneFlags::default(),
         }
     }
     /// `reset_alloc_batches()` for this zone: a new round of `high - low` pages.

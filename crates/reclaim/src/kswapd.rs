@@ -150,8 +150,10 @@ impl Kswapd {
         sc.reclaim_idx = self.classzone;
         sc.nid = self.only_node.then_some(self.node);
         if self.balanced(mm, self.classzone) {
-            // Balanced: forget the dirty/writeback/congested node flags.
+            // Balanced: forget the dirty/writeback/congested node flags (and the zones' before v4.8).
             mm.dirty.clear_flags();
+            let node = self.node;
+            mm.zones.iter_mut().filter(|z| z.node == node).for_each(|z| z.reclaim_flags = Default::default());
             return self.finish(mm, policy, sc);
         }
         policy.age_node(mm, &mut sc);

@@ -1,17 +1,33 @@
 //! Reclaim's reaction to dirty and writeback pages: the node flags and when a
 //! reclaimer must wait for writeback.
 //!
-//! Three generations, chosen by [`DirtyThrottle`]:
-//! - v3.9 `shrink_inactive_list()`: a batch whose writeback pages reach
-//!   `nr_taken >> (DEF_PRIORITY - priority)` calls `wait_iff_congested(HZ/10)`,
-//!   which sleeps only while the node is flagged congested and a device is congested.
-//! - v3.11 (commit e2be15f and the seed-003 follow-up): per batch, flag the node
-//!   writeback (same ratio), congested (every dirty page congested) and dirty
-//!   (every page taken was unqueued dirty); `congestion_wait(HZ/10)` when the batch
-//!   was all unqueued dirty or kswapd met `PG_reclaim` writeback pages; direct
-//!   reclaimers also `wait_iff_congested`.
+//! Three generations, chosen by [`DirtyThrottle`]. Read from mm/vmscan.c and
+//! mm/backing-dev.c of v3.9 and v3.11 (`shrink_inactive_list()`,
+//! `shrink_page_list()`, `congestion_wait()`, `wait_iff_congested()`):
+//! - v3.9 `shrink_inactive_list()`: every reclaimer, kswapd or direct, whose
+//!   batch has writeback pages reaching `nr_taken >> (DEF_PRIORITY - priority)`
+//!   calls `wait_iff_congested(zone, HZ/10)`, which sleeps only while the zone
+//!   is flagged congested and some device is congested. Global reclaim flags
+//!   the zone congested when every dirty page it met was left because its
+//!   queue was congested (`pageout()` returning `PAGE_KEEP`); kswapd
+//!   (`PF_SWAPWRITE`) never leaves one so, direct reclaim never writes file
+//!   pages and swap's queue never congests, so in practice nobody sleeps.
+//! - v3.11 (commit e2be15f and the seed-003 follow-up): per batch, flag the zone
+//!   writeback when every page taken was under writeback (no priority scaling
+//!   any more), and for global reclaim congested (every dirty page congested)
+//!   and dirty (every page taken was unqueued dirty); then global reclaim,
+//!   kswapd and direct alike, calls `congestion_wait(HZ/10)` when the batch
+//!   was all unqueued dirty or met `PG_reclaim` writeback pages in a zone
+//!   flagged writeback (`nr_immediate`, counted for kswapd only: direct
+//!   reclaimers never stall on it). After that, every reclaimer but kswapd
+//!   also calls `wait_iff_congested(zone, HZ/10)`: a direct reclaimer can
+//!   sleep twice for one batch.
 //! - v5.16+ (spec F.5/F.6): flags per `shrink_node` pass, `reclaim_throttle()`
 //!   WRITEBACK for kswapd's immediate pages and CONGESTED for direct reclaimers.
+//!
+//! With per-zone LRU lists (`lru_layout=zone`) the flags are the zone's
+//! ([`mm::zone::ZoneFlags`]): [`crate::zoned::ZonedPolicy`] puts them in the
+//! node's place while it shrinks the zone.
 //!
 //! Every version: `too_many_isolated()` at the start of `shrink_inactive_list()`
 //! stops a direct reclaimer while other direct reclaimers hold more pages of the
@@ -75,11 +91,19 @@ impl ThrottleReason {
 pub struct Throttle {
     /// Why.
     pub reason: ThrottleReason,
+    /// v3.11 direct reclaim: after this wait, `wait_iff_congested()` too
+    /// (the zone was flagged congested); it sleeps only if some device is
+    /// still congested when the first wait ends.
+    pub then_iff_congested: bool,
 }
 
 fn ask(sc: &mut ScanControl, reason: ThrottleReason) {
+    ask_then(sc, reason, false);
+}
+
+fn ask_then(sc: &mut ScanControl, reason: ThrottleReason, then_iff_congested: bool) {
     if sc.throttle.is_none() {
-        sc.throttle = Some(Throttle { reason });
+        sc.throttle = Some(Throttle { reason, then_iff_congested });
     }
 }
 
@@ -202,8 +226,9 @@ pub fn too_many_isolated(
     sc.isolating.over(ty, limit, wake)
 }
 
-/// The end of `shrink_inactive_list()` for one batch: node flags and waits of
-/// the 3.x kernels, the flusher wake-up of today's. `file` says which list.
+/// The end of `shrink_inactive_list()` for one batch: node (or, with per-zone
+/// lists, zone) flags and waits of the 3.x kernels, the flusher wake-up of
+/// today's. `nr_taken` is the batch's size.
 pub fn after_inactive_batch(
     mm: &mut Mm,
     sc: &mut ScanControl,
@@ -212,32 +237,31 @@ pub fn after_inactive_batch(
     stat: &FolioStat,
     nr_taken: u64,
 ) {
-    let many_writeback = stat.nr_writeback > 0 && stat.nr_writeback >= nr_taken >> (DEF_PRIORITY - sc.priority).max(0);
+    let global = !sc.reclaimer.is_cgroup();
+    let direct = sc.reclaimer != Reclaimer::Kswapd;
     let all_unqueued = stat.nr_unqueued_dirty == nr_taken;
+    let all_dirty_congested = global && stat.nr_dirty > 0 && stat.nr_dirty == stat.nr_congested;
     let flags = &mut mm.dirty;
     match cfg.throttle {
         DirtyThrottle::IffCongested => {
             // v3.9: ZONE_CONGESTED comes from shrink_page_list's own count.
-            if stat.nr_dirty > 0 && stat.nr_dirty == stat.nr_congested {
-                flags.pgdat_congested = true;
-            }
+            flags.pgdat_congested |= all_dirty_congested;
+            let shift = (DEF_PRIORITY - sc.priority).max(0);
+            let many_writeback = stat.nr_writeback > 0 && stat.nr_writeback >= nr_taken >> shift;
             if many_writeback && flags.pgdat_congested && env.fs_congested {
                 ask(sc, ThrottleReason::IffCongested);
             }
         }
         DirtyThrottle::Stall => {
-            if many_writeback {
-                flags.pgdat_writeback = true;
-            }
-            if stat.nr_dirty > 0 && stat.nr_dirty == stat.nr_congested {
-                flags.pgdat_congested = true;
-            }
-            if all_unqueued {
-                flags.pgdat_dirty = true;
-            }
-            if all_unqueued || stat.nr_immediate > 0 {
-                ask(sc, ThrottleReason::CongestionWait);
-            } else if sc.reclaimer == Reclaimer::Direct && flags.pgdat_congested && env.fs_congested {
+            flags.pgdat_writeback |= stat.nr_writeback > 0 && stat.nr_writeback == nr_taken;
+            flags.pgdat_congested |= all_dirty_congested;
+            flags.pgdat_dirty |= global && all_unqueued;
+            // wait_iff_congested(): every reclaimer but kswapd; sleeps only with
+            // the zone flagged congested and a device congested.
+            let iff = direct && flags.pgdat_congested && env.fs_congested;
+            if global && (all_unqueued || stat.nr_immediate > 0) {
+                ask_then(sc, ThrottleReason::CongestionWait, iff);
+            } else if iff {
                 ask(sc, ThrottleReason::IffCongested);
             }
         }
@@ -284,16 +308,20 @@ pub fn after_shrink_node(mm: &mut Mm, sc: &mut ScanControl, cfg: &DirtyConfig, r
 mod tests {
     use super::*;
 
-    fn run(
+    /// One batch of `taken` pages at `priority` with `stat`, on a node whose
+    /// device is `fs_congested`: the wait asked for (reason, then
+    /// `wait_iff_congested`), the flags [dirty, writeback, congested] and the
+    /// flusher wake-up.
+    fn batch(
         throttle: DirtyThrottle,
-        reclaimer: Reclaimer,
+        (reclaimer, priority): (Reclaimer, i32),
         stat: FolioStat,
         taken: u64,
         fs_congested: bool,
-    ) -> (Option<ThrottleReason>, [bool; 3], bool) {
+    ) -> (Option<(ThrottleReason, bool)>, [bool; 3], bool) {
         let mut mm = Mm::new(64, 0);
         let mut sc = ScanControl::new(reclaimer, 32);
-        sc.priority = DEF_PRIORITY;
+        sc.priority = priority;
         let cfg = DirtyConfig { throttle, ..DirtyConfig::default() };
         let env = PageoutEnv {
             sync_swap: false,
@@ -304,14 +332,29 @@ mod tests {
         };
         after_inactive_batch(&mut mm, &mut sc, &cfg, env, &stat, taken);
         let f = &mm.dirty;
-        (sc.throttle.map(|t| t.reason), [f.pgdat_dirty, f.pgdat_writeback, f.pgdat_congested], sc.wake_flusher)
+        let wait = sc.throttle.map(|t| (t.reason, t.then_iff_congested));
+        (wait, [f.pgdat_dirty, f.pgdat_writeback, f.pgdat_congested], sc.wake_flusher)
     }
+
+    fn run(
+        throttle: DirtyThrottle,
+        reclaimer: Reclaimer,
+        stat: FolioStat,
+        taken: u64,
+        fs_congested: bool,
+    ) -> (Option<ThrottleReason>, [bool; 3], bool) {
+        let (wait, flags, wake) = batch(throttle, (reclaimer, DEF_PRIORITY), stat, taken, fs_congested);
+        (wait.map(|w| w.0), flags, wake)
+    }
+
+    const CW: ThrottleReason = ThrottleReason::CongestionWait;
+    const IFF: ThrottleReason = ThrottleReason::IffCongested;
 
     #[test]
     fn v311_stalls_on_a_batch_of_unqueued_dirty_pages_and_flags_the_node() {
         let stat = FolioStat { nr_dirty: 32, nr_unqueued_dirty: 32, ..Default::default() };
         let (t, flags, _) = run(DirtyThrottle::Stall, Reclaimer::Kswapd, stat, 32, false);
-        assert_eq!(t, Some(ThrottleReason::CongestionWait));
+        assert_eq!(t, Some(CW));
         assert_eq!(flags, [true, false, false]);
         // One clean page in the batch: no flag, no stall.
         let stat = FolioStat { nr_dirty: 31, nr_unqueued_dirty: 31, ..Default::default() };
@@ -320,26 +363,70 @@ mod tests {
 
     #[test]
     fn v311_stalls_kswapd_on_immediate_pages() {
-        // At DEF_PRIORITY the writeback ratio needs writeback >= taken.
         let stat = FolioStat { nr_dirty: 8, nr_writeback: 4, nr_immediate: 4, nr_congested: 4, ..Default::default() };
         let (t, flags, _) = run(DirtyThrottle::Stall, Reclaimer::Kswapd, stat, 8, false);
-        assert_eq!(t, Some(ThrottleReason::CongestionWait));
+        assert_eq!(t, Some(CW));
         assert_eq!(flags, [false, false, false]);
         let stat = FolioStat { nr_dirty: 8, nr_writeback: 8, nr_congested: 8, ..Default::default() };
         assert_eq!(run(DirtyThrottle::Stall, Reclaimer::Kswapd, stat, 8, false), (None, [false, true, true], false));
     }
 
+    /// v3.11's ZONE_WRITEBACK needs every page taken under writeback at any
+    /// priority; v3.9's wait scaled the share with priority. At priority 10 a
+    /// batch of 32 with 8 writeback pages: 32 >> (12 - 10) = 8, so v3.9 waits
+    /// (zone congested, device congested); v3.11 sets no flag, nor at 31 of 32.
+    #[test]
+    fn v311_writeback_flag_needs_the_whole_batch_v39_wait_scales_with_priority() {
+        let eight = FolioStat { nr_dirty: 8, nr_writeback: 8, nr_congested: 8, ..Default::default() };
+        assert_eq!(batch(DirtyThrottle::Stall, (Reclaimer::Kswapd, 10), eight, 32, false).1, [false, false, true]);
+        let all = FolioStat { nr_dirty: 32, nr_writeback: 32, nr_congested: 32, ..Default::default() };
+        assert_eq!(batch(DirtyThrottle::Stall, (Reclaimer::Kswapd, 10), all, 32, false).1, [false, true, true]);
+        // v3.9, the zone already flagged congested by its own count (every dirty page left congested).
+        let wait = |priority, writeback| {
+            let stat = FolioStat { nr_dirty: 4, nr_congested: 4, nr_writeback: writeback, ..Default::default() };
+            batch(DirtyThrottle::IffCongested, (Reclaimer::Kswapd, priority), stat, 32, true).0
+        };
+        assert_eq!(
+            (wait(10, 8), wait(10, 7), wait(11, 8), wait(11, 16)),
+            (Some((IFF, false)), None, None, Some((IFF, false)))
+        );
+    }
+
+    /// v3.11: a direct reclaimer whose batch was all unqueued dirty stalls in
+    /// congestion_wait as kswapd does, then in wait_iff_congested if the zone is
+    /// congested (all 32 pages dirty on a congested device); kswapd never
+    /// calls the second. Memory-cgroup reclaim sets no flag and does not stall,
+    /// but does wait iff congested.
+    #[test]
+    fn v311_direct_reclaim_stalls_then_waits_iff_congested() {
+        let stat = FolioStat { nr_dirty: 32, nr_unqueued_dirty: 32, nr_congested: 32, ..Default::default() };
+        let direct = batch(DirtyThrottle::Stall, (Reclaimer::Direct, DEF_PRIORITY), stat, 32, true);
+        assert_eq!(direct, (Some((CW, true)), [true, false, true], false));
+        let quiet = batch(DirtyThrottle::Stall, (Reclaimer::Direct, DEF_PRIORITY), stat, 32, false);
+        assert_eq!(quiet, (Some((CW, false)), [true, false, true], false));
+        let kswapd = batch(DirtyThrottle::Stall, (Reclaimer::Kswapd, DEF_PRIORITY), stat, 32, true);
+        assert_eq!(kswapd, (Some((CW, false)), [true, false, true], false));
+        assert_eq!(run(DirtyThrottle::Stall, Reclaimer::Memcg, stat, 32, true), (None, [false, false, false], false));
+        let mut mm = Mm::new(64, 0);
+        mm.dirty.pgdat_congested = true;
+        let mut sc = ScanControl::new(Reclaimer::Memcg, 32);
+        let env = PageoutEnv {
+            fs_congested: true,
+            dirty: DirtyConfig { throttle: DirtyThrottle::Stall, ..DirtyConfig::default() },
+            ..PageoutEnv::TODAY
+        };
+        after_inactive_batch(&mut mm, &mut sc, &env.dirty, env, &stat, 32);
+        assert_eq!(sc.throttle, Some(Throttle { reason: IFF, then_iff_congested: false }));
+    }
+
     #[test]
     fn wait_iff_congested_sleeps_only_with_a_congested_node_and_device() {
         let stat = FolioStat { nr_dirty: 8, nr_writeback: 8, nr_congested: 8, ..Default::default() };
-        assert_eq!(
-            run(DirtyThrottle::IffCongested, Reclaimer::Kswapd, stat, 8, true).0,
-            Some(ThrottleReason::IffCongested)
-        );
+        assert_eq!(run(DirtyThrottle::IffCongested, Reclaimer::Kswapd, stat, 8, true).0, Some(IFF));
         assert_eq!(run(DirtyThrottle::IffCongested, Reclaimer::Kswapd, stat, 8, false).0, None);
         // v3.11 direct reclaim, congested node and device.
         let stat = FolioStat { nr_dirty: 2, nr_congested: 2, nr_writeback: 2, ..Default::default() };
-        assert_eq!(run(DirtyThrottle::Stall, Reclaimer::Direct, stat, 32, true).0, Some(ThrottleReason::IffCongested));
+        assert_eq!(run(DirtyThrottle::Stall, Reclaimer::Direct, stat, 32, true).0, Some(IFF));
         assert_eq!(run(DirtyThrottle::Stall, Reclaimer::Direct, stat, 32, false).0, None);
     }
 

@@ -18,6 +18,11 @@
 //!   reclaimable pages without freeing one is unreclaimable (`zone_reclaimable()`,
 //!   `all_unreclaimable`) until pages are freed to it.
 //!
+//! The dirty, writeback and congested flags are the zone's (`ZONE_TAIL_LRU_DIRTY`,
+//! `ZONE_WRITEBACK`, `ZONE_CONGESTED`, [`ZoneFlags`]): set by the batches taken
+//! from it, read by its own pageout and waits; kswapd clears them for a zone
+//! it found balanced, and the writeback flag after each shrink of the zone.
+//!
 //! Each zone counts what was scanned and reclaimed in it (`pgscan_kswapd_normal`
 //! and the rest of v3.9's per-zone counters) in [`mm::ZoneStat`].
 //!
@@ -41,6 +46,7 @@ use crate::pageout::PageoutEnv;
 use crate::policy::{AccessKind, LruSizes, Origin, ReclaimPolicy};
 use crate::routed::RoutedClock;
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
+use mm::zone::ZoneFlags;
 use mm::{Mm, Pfn, Shadow, VmEvent, Watermark, ZoneId};
 
 /// KERNEL: `KSWAPD_ZONE_BALANCE_GAP_RATIO` (v3.x): kswapd leaves alone a zone
@@ -113,7 +119,10 @@ impl ZonedPolicy {
         let (nid, reclaim_idx) = (sc.nid.take(), sc.reclaim_idx);
         sc.reclaim_idx = ZoneId::Movable;
         let mut routed = RoutedClock::new(clock, move |mm: &Mm, pfn| mm.frames.zone_of(pfn) == zone);
+        // The zone's reclaim flags stand in for the node's while it is shrunk.
+        swap_flags(mm, zone);
         self.lruvecs[zone].shrink_node(mm, sc, env, &mut routed);
+        swap_flags(mm, zone);
         for pfn in routed.pending {
             self.of(mm, pfn).rotate_reclaimable(mm, pfn);
         }
@@ -164,6 +173,10 @@ impl ZonedPolicy {
             .collect();
         let below_high = |mm: &Mm, z: usize| mm.zone_free(z) <= mm.zones[z].wmark(Watermark::High);
         let Some(end) = zones.iter().rposition(|&z| below_high(mm, z)) else { return };
+        // The balanced zones above end_zone forget their dirty and congested flags.
+        for &z in &zones[end + 1..] {
+            mm.zones[z].reclaim_flags = ZoneFlags::default();
+        }
         let end_id = mm.zones[zones[end]].id;
         let flat = env.dirty.kswapd_flat_priority;
         let mut targets = 0;
@@ -185,6 +198,18 @@ impl ZonedPolicy {
             if self.pages_scanned[z] >= ZONE_RECLAIMABLE_SCANS * self.reclaimable_pages(mm, z) {
                 self.unreclaimable[z] = Some(mm.zone_free(z));
             }
+            // kswapd_shrink_zone(): the writeback flag is learnt anew each time; a
+            // zone shrunk to its high watermark (reserve against end_zone included)
+            // is no longer dirty or congested.
+            let zone = &mm.zones[z];
+            let flags = if self.unreclaimable[z].is_none()
+                && mm.zone_free(z) > zone.wmark(Watermark::High) + zone.lowmem_reserve[end_id as usize]
+            {
+                ZoneFlags::default()
+            } else {
+                ZoneFlags { writeback: false, ..zone.reclaim_flags }
+            };
+            mm.zones[z].reclaim_flags = flags;
             if sc.throttle.is_some() {
                 break;
             }
@@ -193,6 +218,14 @@ impl ZonedPolicy {
             sc.nr_to_reclaim = targets;
         }
     }
+}
+
+/// Exchanges zone `zone`'s reclaim flags with the node's (`mm.dirty`).
+fn swap_flags(mm: &mut Mm, zone: usize) {
+    let (node, own) = (&mut mm.dirty, &mut mm.zones[zone].reclaim_flags);
+    std::mem::swap(&mut node.pgdat_dirty, &mut own.dirty);
+    std::mem::swap(&mut node.pgdat_writeback, &mut own.writeback);
+    std::mem::swap(&mut node.pgdat_congested, &mut own.congested);
 }
 
 impl ReclaimPolicy for ZonedPolicy {

@@ -111,3 +111,49 @@ fn unreclaimable_zone_until_pages_are_freed() {
     mm.free_frame(kernel[0]);
     assert!(!p.all_unreclaimable(&mm, 1));
 }
+
+/// v3.11's reclaim flags are the zone's. Both zones hold 3000 dirty inactive
+/// file pages and 100 free pages (below high 192); Normal is already flagged
+/// dirty, DMA32 not. kswapd (priority 2, classzone Normal) shrinks DMA32 first:
+/// its first batch of 32 is all unqueued dirty, none written (DMA32 is not
+/// flagged), so DMA32 is flagged and kswapd stalls (the pass ends there). The
+/// node's own flag stays clear. The next pass writes DMA32's next 32 pages.
+#[test]
+fn v311_dirty_flags_are_per_zone() {
+    let mut mm = empty_machine();
+    let file = mm.add_file(8192);
+    let dirty = reclaim::DirtyConfig {
+        kswapd_write_at_priority: false,
+        kswapd_flat_priority: true,
+        dirty_activate: false,
+        throttle: reclaim::DirtyThrottle::Stall,
+    };
+    let cfg = ReclaimConfig { dirty, ..ReclaimConfig::default() };
+    let mut p = ZonedPolicy::new(vec![Box::new(Classic::new(cfg.clone())), Box::new(Classic::new(cfg))]);
+    for zone in 0..2 {
+        for i in 0..3996 {
+            let index = zone as u32 * 4096 + i;
+            let owner = if i < 3000 { Owner::file(file) } else { Owner::KERNEL };
+            let pfn = mm.alloc_in(zone, owner, index, 0).unwrap();
+            if i < 3000 {
+                p.add_page(&mut mm, pfn, Origin::FileRead, None);
+                mm.set_page_dirty(pfn);
+            }
+        }
+    }
+    mm.zones[1].reclaim_flags.dirty = true;
+    let env = PageoutEnv { dirty, ..PageoutEnv::TODAY };
+    let pass = |mm: &mut Mm, p: &mut ZonedPolicy| {
+        let mut sc = ScanControl::new(Reclaimer::Kswapd, u64::MAX);
+        sc.priority = 2;
+        sc.reclaim_idx = ZoneId::Normal;
+        p.shrink_node(mm, &mut sc, env, &mut Untimed);
+        sc.throttle.map(|t| t.reason)
+    };
+    assert_eq!(pass(&mut mm, &mut p), Some(reclaim::throttle::ThrottleReason::CongestionWait));
+    assert_eq!(zone_scans(&mm), [(32, 0), (0, 0)]);
+    assert_eq!(mm.stat.get(VmEvent::NrVmscanWrite), 0);
+    assert!(mm.zones[0].reclaim_flags.dirty && mm.zones[1].reclaim_flags.dirty && !mm.dirty.pgdat_dirty);
+    pass(&mut mm, &mut p);
+    assert_eq!(mm.stat.get(VmEvent::NrVmscanWrite), 32);
+}

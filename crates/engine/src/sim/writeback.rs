@@ -126,17 +126,36 @@ impl Machine {
             self.flusher.request_all(&self.mm);
             self.kick_flusher(at);
         }
-        match sc.throttle {
-            Some(t) => {
-                let wait = self.throttle_wait(t.reason, at);
-                self.reclaim_throttled_ns += wait;
-                let timeout = t.reason.timeout_jiffies(HZ) * JIFFY_NS;
-                let nid = sc.nid.unwrap_or_else(|| self.task_node());
-                self.mm.trace_at(at + wait, || super::trace_events::throttled(nid, t.reason, timeout, wait));
-                wait
-            }
-            None => 0,
-        }
+        let Some(t) = sc.throttle else { return 0 };
+        let nid = sc.nid.unwrap_or_else(|| self.task_node());
+        let first = self.throttle_wait(t.reason, at);
+        self.throttled(t.reason, at, first, nid);
+        // v3.11 direct reclaim: wait_iff_congested() after the congestion_wait,
+        // asleep again while a device congested then has not drained below its
+        // off mark (`nr_bdi_congested` still nonzero), until it does or HZ/10.
+        let drained = t.then_iff_congested.then(|| self.drained_after(at, at + first)).flatten();
+        let Some(drained) = drained else { return first };
+        let reason = ThrottleReason::IffCongested;
+        let second = drained.min(at + first + reason.timeout_jiffies(HZ) * JIFFY_NS) - (at + first);
+        self.throttled(reason, at + first, second, nid);
+        first + second
+    }
+
+    /// Counts and traces a throttling sleep of `wait` from `at`.
+    fn throttled(&mut self, reason: ThrottleReason, at: Nanos, wait: Nanos, nid: u8) {
+        self.reclaim_throttled_ns += wait;
+        let timeout = reason.timeout_jiffies(HZ) * JIFFY_NS;
+        self.mm.trace_at(at + wait, || super::trace_events::throttled(nid, reason, timeout, wait));
+    }
+
+    /// The first time after `until` that a device congested at `from` drains
+    /// below its off mark, if one is still above it at `until`.
+    fn drained_after(&mut self, from: Nanos, until: Nanos) -> Option<Nanos> {
+        [&mut self.fs_dev, &mut self.swap_dev]
+            .into_iter()
+            .filter_map(|d| d.congested(from).then(|| d.uncongested_at(from)))
+            .filter(|&t| t > until)
+            .min()
     }
 
     /// How long a reclaimer throttled for `reason` at `at` sleeps: its timeout,
@@ -292,6 +311,31 @@ mod tests {
         assert!(done[120 - off] < 100_000_000);
         // WRITEBACK wakes when 32 pages have been written: the 32nd request.
         assert_eq!(m.throttle_wait(ThrottleReason::Writeback, 0), done[31]);
+    }
+
+    /// v3.11 direct reclaim asks for congestion_wait then wait_iff_congested.
+    /// 120 writes of 1000 pages each keep the SSD congested past HZ/10: the
+    /// first sleep times out at 100 ms, the second lasts until the queue drains
+    /// below the off mark. Without the second wait it is 100 ms; with a queue
+    /// that drains first, the second never sleeps.
+    #[test]
+    fn direct_reclaim_sleeps_again_iff_still_congested() {
+        use reclaim::throttle::Throttle;
+        let mut b = machine();
+        let m = &mut b.m;
+        let done: Vec<Nanos> = (0..120).map(|i| m.fs_dev.submit_at(0, 2000 * i, 1000, true)).collect();
+        let off = crate::device::CONGESTION_OFF;
+        assert!(done[120 - off] > 100_000_000, "still congested at the timeout");
+        let mut sc = ScanControl::new(reclaim::Reclaimer::Direct, 32);
+        sc.nid = Some(0);
+        let ask = |then_iff_congested| Some(Throttle { reason: ThrottleReason::CongestionWait, then_iff_congested });
+        sc.throttle = ask(false);
+        assert_eq!(m.after_reclaim(&sc, 0, 0), 100_000_000);
+        sc.throttle = ask(true);
+        assert_eq!(m.after_reclaim(&sc, 0, 0), done[120 - off]);
+        let later = done[119] + 1;
+        let quick: Vec<Nanos> = (0..120).map(|i| m.fs_dev.submit_at(later, 2 * i, 1, true)).collect();
+        assert_eq!(m.after_reclaim(&sc, later, 0), quick[120 - off] - later);
     }
 
     #[test]
