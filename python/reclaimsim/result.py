@@ -97,13 +97,18 @@ class Result:
         return self.doc["reclaim"]
 
     @property
+    def cpu(self) -> dict:
+        """User, system and elapsed time of the workload threads (ns), and each kswapd's system time."""
+        return self.doc["cpu"]
+
+    @property
     def sim(self) -> dict:
         """Virtual time, events, accesses and wall-clock seconds."""
         return self.doc["sim"]
 
     @property
     def threads(self) -> pd.DataFrame:
-        """One row per workload thread: ops, ops/s, stall time, latency percentiles (`p50_ns` ...)."""
+        """One row per workload thread: ops, ops/s, stall time, user and system time, latency percentiles (`p50_ns` ...)."""
         rows = []
         for t in self.doc["threads"]:
             row = {k: v for k, v in t.items() if k != "latency_ns"}

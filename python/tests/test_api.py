@@ -58,6 +58,11 @@ def test_dataframes_follow_the_document():
     assert th["ops"].sum() == r.sim["accesses"]
     assert th.loc[th.index[0], "p99_ns"] == r.doc["threads"][0]["latency_ns"]["p99"]
     assert r.config["settings"]["memory"] == "16M" and r.vmstat["pswpout"] > 0
+    # CPU time: the threads' user and system time sum to the totals, and fit in each thread's time.
+    assert th["user_time_ns"].sum() == r.cpu["user_time_ns"] > 0
+    assert th["system_time_ns"].sum() == r.cpu["system_time_ns"] > 0
+    assert (th["user_time_ns"] + th["system_time_ns"] <= th["elapsed_time_ns"]).all()
+    assert [k["name"] for k in r.cpu["kernel_threads"]] == ["kswapd0"] and r.cpu["kernel_threads"][0]["system_time_ns"] > 0
 
 
 def test_no_timeseries_when_not_asked():

@@ -144,6 +144,12 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
         r.accesses as f64 / wall_seconds.max(1e-9) / 1e6,
         r.events
     );
+    println!(
+        "# CPU time           User time {:.3} s, System time {:.3} s, Elapsed time {} s (workload threads, as /usr/bin/time)",
+        r.user_time_ns() as f64 / 1e9,
+        r.system_time_ns() as f64 / 1e9,
+        secs(r.virtual_ns)
+    );
     println!("# kswapd CPU         {:.3} s", r.kswapd_cpu_ns as f64 / 1e9);
     if r.kswapd_run_delay_ns > 0 || r.threads.iter().any(|t| t.run_delay_ns > 0) {
         let threads: u64 = r.threads.iter().map(|t| t.run_delay_ns).sum();
@@ -205,6 +211,14 @@ pub fn print_report(info: &RunInfo, r: &RunReport, wall_seconds: f64, counters: 
             line += &format!(" {:>8}", us(*v as f64));
         }
         println!("{line}");
+    }
+    println!("# CPU time, s\n# {:<20} {:>12} {:>12} {:>12}", "thread", "User time", "System time", "Elapsed time");
+    for t in &r.threads {
+        let s = |ns: u64| ns as f64 / 1e9;
+        println!("# {:<20} {:>12.6} {:>12.6} {:>12.6}", t.name, s(t.user_time_ns), s(t.system_time_ns), s(t.end_ns));
+    }
+    for (node, ns) in r.kswapd_cpu_ns_by_node.iter().enumerate() {
+        println!("# {:<20} {:>12.6} {:>12.6} {:>12}", format!("kswapd{node}"), 0.0, *ns as f64 / 1e9, "-");
     }
     for t in &r.threads {
         if let Some(at) = t.oom_killed_ns {

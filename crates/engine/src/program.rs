@@ -43,8 +43,14 @@ pub struct ControlWrite(pub u32);
 pub enum Step {
     /// One access (one operation of the workload).
     Access(Access),
-    /// Compute or sleep for this many nanoseconds without touching memory.
+    /// Compute or sleep for this many nanoseconds without touching memory
+    /// (off the CPU with `cpus=N`; neither user nor system time).
     Think(u64),
+    /// The page of the thread's last access, this many times more (a loop
+    /// storing into every word of the page it just touched, as usemem's):
+    /// resident accesses of user time, `cpu.access_ns` each, that are not
+    /// operations of their own (S-EN5: the page stays resident meanwhile).
+    Repeat(u32),
     /// Write to a policy control (MGLRU's `lru_gen` aging and eviction
     /// requests); the thread is charged the reclaim work's CPU time. If the
     /// running policy lacks the control, the write fails with `ENOENT`.

@@ -21,6 +21,13 @@ pub struct ThreadReport {
     pub reclaim_stall_ns: Nanos,
     /// Time runnable but waiting for a CPU (schedstat run delay; 0 without `cpus`).
     pub run_delay_ns: Nanos,
+    /// CPU time in user mode, `/usr/bin/time`'s "User time": its resident
+    /// memory accesses and their repeats, `cpu.access_ns` each.
+    pub user_time_ns: Nanos,
+    /// CPU time in the kernel on its behalf, `/usr/bin/time`'s "System time":
+    /// faults, `read()`/`write()` copies, direct and memcg reclaim (zram and
+    /// zswap compression included), control writes; its sleeps excluded.
+    pub system_time_ns: Nanos,
     /// Operation latency at each of [`LATENCY_PERCENTILES`], ns.
     pub latency_ns: [(f64, u64); 9],
     /// Mean operation latency, ns.
@@ -124,8 +131,10 @@ pub struct RunReport {
     pub events: u64,
     /// Memory accesses simulated.
     pub accesses: u64,
-    /// CPU time kswapd spent reclaiming.
+    /// CPU time kswapd spent reclaiming, all nodes' (the sum of `kswapd_cpu_ns_by_node`).
     pub kswapd_cpu_ns: Nanos,
+    /// Per node: CPU time its kswapd spent reclaiming, the kernel thread's system time.
+    pub kswapd_cpu_ns_by_node: Vec<Nanos>,
     /// Time kswapd was runnable but waiting for a CPU (0 without `cpus`).
     pub kswapd_run_delay_ns: Nanos,
     /// CPU time threads spent in direct reclaim.
@@ -159,6 +168,16 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// User time of every workload thread, ns (what `/usr/bin/time` reports for the processes it waits for).
+    pub fn user_time_ns(&self) -> Nanos {
+        self.threads.iter().map(|t| t.user_time_ns).sum()
+    }
+
+    /// System time of every workload thread, ns (kswapd's apart: `kswapd_cpu_ns`).
+    pub fn system_time_ns(&self) -> Nanos {
+        self.threads.iter().map(|t| t.system_time_ns).sum()
+    }
+
     /// Direct reclaim latency at percentile `p` (one of [`LATENCY_PERCENTILES`]), ns.
     pub fn direct_reclaim_latency(&self, p: f64) -> u64 {
         self.direct_reclaim_latency_ns.iter().find(|(q, _)| *q == p).map_or(0, |&(_, v)| v)

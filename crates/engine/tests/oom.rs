@@ -4,20 +4,12 @@
 //! run instead; MGLRU's `min_ttl_ms` kills from kswapd; the reaper frees the
 //! victim's anonymous pages and swap slots and leaves its page cache.
 
-use engine::{Access, Program, RunReport, SimBuilder, SimError, Step};
+use engine::{Access, RunReport, SimBuilder, SimError, Step};
 use mm::RegionId;
+use testkit::Steps;
 
 /// 16M of RAM: 4096 pages.
 const RAM: u32 = 4096;
-
-/// A thread running `steps`, then done.
-struct Steps(std::vec::IntoIter<Step>);
-
-impl Program for Steps {
-    fn next(&mut self) -> Step {
-        self.0.next().unwrap_or(Step::Done)
-    }
-}
 
 fn writes(region: RegionId, pages: std::ops::Range<u32>) -> impl Iterator<Item = Step> {
     pages.map(move |page| Step::Access(Access::Mem { region, page, write: true }))
@@ -34,7 +26,7 @@ fn process(b: &mut SimBuilder, name: &str, adj: i16, pages: u32, delay: u64, pas
         steps.extend(writes(r, 0..pages));
     }
     steps.push(Step::Think(after));
-    b.add_thread(name, Box::new(Steps(steps.into_iter())));
+    b.add_thread(name, Box::new(Steps::new(steps)));
 }
 
 fn machine(settings: &[(&str, &str)]) -> SimBuilder {
@@ -192,7 +184,7 @@ fn mglru_min_ttl_kills_from_kswapd_and_the_page_cache_stays() {
     let anon = b.add_anon_region(2 * RAM);
     let reads = (0..64).map(|page| Step::Access(Access::Mem { region: map, page, write: false }));
     let steps: Vec<Step> = reads.chain(writes(anon, 0..2 * RAM)).collect();
-    b.add_thread("hog", Box::new(Steps(steps.into_iter())));
+    b.add_thread("hog", Box::new(Steps::new(steps)));
     process(&mut b, "small", 0, 256, 1_000_000, 10, 0);
     let r = b.build().run(&mut |_| {}).unwrap();
     assert_eq!(r.get("oom_kill"), Some(1));

@@ -74,6 +74,9 @@ impl RunInfo {
                     "end_ns": t.end_ns,
                     "reclaim_stall_ns": t.reclaim_stall_ns,
                     "run_delay_ns": t.run_delay_ns,
+                    "user_time_ns": t.user_time_ns,
+                    "system_time_ns": t.system_time_ns,
+                    "elapsed_time_ns": t.end_ns,
                     "latency_ns": lat,
                     "latency_mean_ns": t.latency_mean_ns,
                     "txns": t.txns,
@@ -110,6 +113,14 @@ impl RunInfo {
             "zram": named(&r.zram),
             "zswap": named(&r.zswap),
             "threads": threads,
+            "cpu": {
+                "user_time_ns": r.user_time_ns(),
+                "system_time_ns": r.system_time_ns(),
+                "elapsed_time_ns": r.virtual_ns,
+                "kernel_threads": r.kswapd_cpu_ns_by_node.iter().enumerate()
+                    .map(|(n, ns)| json!({ "name": format!("kswapd{n}"), "system_time_ns": ns }))
+                    .collect::<Vec<Value>>(),
+            },
             "reclaim": {
                 "kswapd_cpu_ns": r.kswapd_cpu_ns,
                 "kswapd_run_delay_ns": r.kswapd_run_delay_ns,

@@ -41,6 +41,22 @@ impl Program for Script {
     }
 }
 
+/// A thread running a fixed list of steps, then done.
+pub struct Steps(std::vec::IntoIter<Step>);
+
+impl Steps {
+    /// A thread that takes `steps` in order.
+    pub fn new(steps: Vec<Step>) -> Steps {
+        Steps(steps.into_iter())
+    }
+}
+
+impl Program for Steps {
+    fn next(&mut self) -> Step {
+        self.0.next().unwrap_or(Step::Done)
+    }
+}
+
 /// Writes `pages` of `region` in order, access by access; stops at the first
 /// failed access and returns its error.
 pub fn write_pages(sim: &mut Sim, region: RegionId, pages: Range<u32>) -> Result<(), SimError> {

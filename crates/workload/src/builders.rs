@@ -137,10 +137,11 @@ pub(crate) fn build_vmscale_seq(c: &mut Ctx) -> Result<(), SpecError> {
     let total = c.pages("size")?;
     let procs = c.int("procs", 1, 1024)?;
     let rounds = c.int("rounds", 1, 1 << 20)? as u32;
+    let words = c.int("words", 1, 1 << 20)? as u32;
     let regions = process_regions(c, total, procs);
     c.spawn(procs, |i| {
-        let (t, n) = regions[i as usize];
-        vec![sweep(t, 0, n, rounds, true)]
+        let (target, len) = regions[i as usize];
+        vec![Phase::Sweep { target, start: 0, len, passes: rounds, write: true, words }]
     })
 }
 

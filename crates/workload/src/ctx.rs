@@ -156,8 +156,9 @@ impl engine::Program for Delayed {
     }
 }
 
+/// `passes` passes over pages `start..start + len`, one access per page.
 pub(crate) fn sweep(target: Target, start: u32, len: u32, passes: u32, write: bool) -> Phase {
-    Phase::Sweep { target, start, len, passes, write }
+    Phase::Sweep { target, start, len, passes, write, words: 1 }
 }
 
 /// Thread `i` of `threads` writes its contiguous share of a `pages`-page region once.

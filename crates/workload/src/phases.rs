@@ -32,6 +32,9 @@ pub enum Phase {
         passes: u32,
         /// Stores rather than loads.
         write: bool,
+        /// Accesses per page: the first touches it, the rest repeat it
+        /// (`Step::Repeat`: a loop over its words, user time); 1 = one access.
+        words: u32,
     },
     /// `ops` accesses to pages drawn from `sampler`, times `stride`.
     Random {
@@ -60,13 +63,15 @@ pub struct PhaseProgram {
     pos: u64,
     /// The think time before the next access has been taken.
     thought: bool,
+    /// The page just touched by a sweep is due its repeats.
+    repeat_due: bool,
     rng: SimRng,
 }
 
 impl PhaseProgram {
     /// A program running `phases` with random stream `rng`.
     pub fn new(phases: Vec<Phase>, rng: SimRng) -> PhaseProgram {
-        PhaseProgram { phases, current: 0, pos: 0, thought: false, rng }
+        PhaseProgram { phases, current: 0, pos: 0, thought: false, repeat_due: false, rng }
     }
 }
 
@@ -89,10 +94,15 @@ impl Program for PhaseProgram {
                     self.pos = 0;
                     return Step::Think(ns);
                 }
-                &Phase::Sweep { target, start, len, passes, write } => {
+                &Phase::Sweep { target, start, len, passes, write, words } => {
+                    if self.repeat_due {
+                        self.repeat_due = false;
+                        return Step::Repeat(words - 1);
+                    }
                     if self.pos < len as u64 * passes as u64 {
                         let page = start + (self.pos % len as u64) as u32;
                         self.pos += 1;
+                        self.repeat_due = words > 1;
                         return Step::Access(access(target, page, write));
                     }
                 }
@@ -130,9 +140,9 @@ mod tests {
         let r = RegionId(0);
         let mut p = PhaseProgram::new(
             vec![
-                Phase::Sweep { target: Target::Mem(r), start: 2, len: 2, passes: 2, write: true },
+                Phase::Sweep { target: Target::Mem(r), start: 2, len: 2, passes: 2, write: true, words: 1 },
                 Phase::Think(5),
-                Phase::Sweep { target: Target::File(FileId(1)), start: 0, len: 1, passes: 1, write: false },
+                Phase::Sweep { target: Target::File(FileId(1)), start: 0, len: 1, passes: 1, write: false, words: 3 },
             ],
             SimRng::new(0, 0),
         );
@@ -154,6 +164,7 @@ mod tests {
                 m(3),
                 Step::Think(5),
                 Step::Access(Access::FileRead { file: FileId(1), page: 0 }),
+                Step::Repeat(2),
                 Step::Done
             ]
         );

@@ -255,6 +255,7 @@ pub const WORKLOADS: &[Workload] = &[
             p("size", "1.56x", "total of all processes' regions (seed: 50G on 32G)"),
             p("procs", "4", "processes, one region each"),
             p("rounds", "100", "sequential write passes per process (the first one swaps out)"),
+            p("words", "512", "stores per page: usemem's loop writes every 8-byte word (step sizeof(long)), 4096 / 8"),
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: builders::build_vmscale_seq,

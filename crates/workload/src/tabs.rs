@@ -212,7 +212,7 @@ mod tests {
                     thinks += 1
                 }
                 Step::Done => break,
-                Step::Control(_) | Step::TxnBegin | Step::TxnEnd | Step::Snapshot => unreachable!(),
+                Step::Control(_) | Step::Repeat(_) | Step::TxnBegin | Step::TxnEnd | Step::Snapshot => unreachable!(),
             }
         }
         // 3 tabs x 4 pages at start, 2 churns reload 4 pages each.

@@ -3,7 +3,7 @@
 use super::kswapd::NodeKswapd;
 use super::page_alloc::Placement;
 use super::queue::{Event, EventQueue};
-use super::{Machine, Sim, SimBuilder, Thread, Txns};
+use super::{Machine, Sim, SimBuilder, Thread};
 use crate::config::{Config, ConfigError, LruLayout};
 use crate::program::{ControlWrite, Program};
 use crate::psi::Psi;
@@ -121,7 +121,6 @@ impl SimBuilder {
                 fs_dev: cfg.fs_kind.build(&cfg.fs_params),
                 cfg,
                 queue: EventQueue::default(),
-                kswapd_cpu_ns: 0,
                 direct_reclaim_ns: 0,
                 kswapd_work: ReclaimWork::default(),
                 direct_work: ReclaimWork::default(),
@@ -234,25 +233,7 @@ impl SimBuilder {
         self.m.psi.task_start(0);
         self.m.numa.add_task();
         self.m.procs.add_thread(self.cgroup);
-        self.threads.push(Thread {
-            name: name.into(),
-            program,
-            clock: 0,
-            pending: None,
-            slow_ops: 0,
-            fast_ops: 0,
-            reclaim_stall_ns: 0,
-            // 3 significant digits, auto-resizing: bounded by the largest latency seen.
-            hist: Histogram::new(3).expect("3 significant figures is valid"),
-            txns: Box::new(Txns {
-                start: 0,
-                first: None,
-                count: 0,
-                hist: Histogram::new(3).expect("3 significant figures is valid"),
-            }),
-            done: false,
-            oom_killed_ns: None,
-        });
+        self.threads.push(Thread::new(name.into(), program));
         self.m.queue.push(0, Event::Thread(id));
     }
 

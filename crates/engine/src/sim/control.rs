@@ -44,7 +44,8 @@ pub(super) fn parse_memory_reclaim(text: &str) -> Result<(u64, Option<u32>), Str
 }
 
 impl Machine {
-    /// Runs control write `w` at `now` on behalf of a thread; returns its CPU time.
+    /// Runs control write `w` at `now` on behalf of a thread; returns the
+    /// writer's time: the reclaim's CPU, and its sleeps, which it adds to `sleep_ns`.
     pub(super) fn control_write(&mut self, w: ControlWrite, now: Nanos) -> Nanos {
         let (cost, file, text, res) = match self.control_texts[w.0 as usize].clone() {
             ControlText::Policy(control, text) => {
@@ -53,7 +54,9 @@ impl Machine {
                 let env = self.pageout_env(now);
                 let res = self.policy.control(&mut self.mm, control, ControlOp::Write(&text), &mut sc, env);
                 let cost = self.work_cost(&sc.work);
-                let cost = cost + self.after_reclaim(&sc, now, cost);
+                let wait = self.after_reclaim(&sc, now, cost);
+                self.sleep_ns += wait;
+                let cost = cost + wait;
                 (cost, control.to_string(), text, res.map(|_| ()).map_err(|e| e.to_string()))
             }
             ControlText::MemoryReclaim { cg, pages, swappiness, text } => {

@@ -27,11 +27,13 @@ pub(super) struct NodeKswapd {
     pub(super) gen: u64,
     /// Time of its first wakeup (for "which node's kswapd ran first").
     pub(super) first_wake_ns: Option<Nanos>,
+    /// CPU time of its balance steps: the kernel thread's system time.
+    pub(super) cpu_ns: Nanos,
 }
 
 impl NodeKswapd {
     pub(super) fn new(k: Kswapd) -> NodeKswapd {
-        NodeKswapd { k, state: KswapdState::Asleep, gen: 0, first_wake_ns: None }
+        NodeKswapd { k, state: KswapdState::Asleep, gen: 0, first_wake_ns: None, cpu_ns: 0 }
     }
 }
 
@@ -101,7 +103,7 @@ impl Machine {
                     self.out_of_memory(c, now).map_err(|why| super::oom_error(c, now, format!("kswapd{node}"), why))?;
                 }
                 let cpu = self.work_cost(&step.sc.work).max(self.cfg.cpu.kswapd_pass_ns);
-                self.kswapd_cpu_ns += cpu;
+                self.kswapds[node].cpu_ns += cpu;
                 self.kswapd_work.add(&step.sc.work);
                 self.psi.busy_stalled(now, now + cpu);
                 // The wait is not CPU time, but delays kswapd's next step like it.

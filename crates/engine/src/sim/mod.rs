@@ -30,7 +30,7 @@
 
 use crate::config::Config;
 use crate::device::Device;
-use crate::program::{Access, Program, Step};
+use crate::program::{Access, Step};
 use crate::psi::Psi;
 use crate::report::{RunReport, Snapshot};
 use crate::sched::{thread_actor, Actor, Scheduler};
@@ -58,8 +58,11 @@ pub use page_alloc::{MemPolicy, Placement};
 mod queue;
 mod reclaim_clock;
 mod report;
+mod thread;
 mod trace_events;
 mod writeback;
+
+use thread::Thread;
 
 use queue::{Event, EventQueue};
 
@@ -167,7 +170,6 @@ struct Machine {
     lru_batches: lru_batch::LruAddBatches,
     cfg: Config,
     queue: EventQueue,
-    kswapd_cpu_ns: Nanos,
     direct_reclaim_ns: Nanos,
     /// Reclaim work by kswapd and by direct reclaimers (for the CPU-cost breakdown).
     kswapd_work: ReclaimWork,
@@ -214,58 +216,6 @@ struct Machine {
     snapshots: Vec<Snapshot>,
     /// The processes: their regions, threads, `oom_score_adj` and kills.
     procs: oom::Processes,
-}
-
-struct Thread {
-    name: String,
-    program: Box<dyn Program>,
-    clock: Nanos,
-    /// An access that stalled, with the time it was first attempted.
-    pending: Option<(Access, Nanos)>,
-    slow_ops: u64,
-    fast_ops: u64,
-    reclaim_stall_ns: Nanos,
-    hist: Histogram<u64>,
-    /// Transactions, for workloads that mark them (boxed: off the hot path).
-    txns: Box<Txns>,
-    done: bool,
-    /// When the OOM killer killed its process.
-    oom_killed_ns: Option<Nanos>,
-}
-
-/// A thread's transactions: the open one's start, the first one's, count and latencies.
-struct Txns {
-    start: Nanos,
-    first: Option<Nanos>,
-    count: u64,
-    hist: Histogram<u64>,
-}
-
-impl Thread {
-    /// The thread ends at its clock, by itself or killed at `killed` by the OOM killer.
-    fn end(&mut self, m: &mut Machine, tid: usize, killed: Option<Nanos>) {
-        let (clock, actor) = (self.clock, thread_actor(tid));
-        m.psi_of(tid, |p| p.task_end(clock));
-        m.cpu_sleep(actor, self.clock);
-        self.done = true;
-        self.pending = None;
-        self.oom_killed_ns = killed;
-    }
-}
-
-impl Txns {
-    /// `Step::TxnBegin` (`end` false) or `Step::TxnEnd` at `now`.
-    #[cold]
-    #[inline(never)]
-    fn mark(&mut self, end: bool, now: Nanos) {
-        if end {
-            self.count += 1;
-            self.hist.record((now - self.start).max(1)).expect("auto-resizing histogram");
-        } else {
-            self.start = now;
-            self.first.get_or_insert(now);
-        }
-    }
 }
 
 /// Builds a simulation: the machine from a [`Config`], then regions, files and threads.
@@ -385,7 +335,18 @@ impl Sim {
                         if tracing {
                             m.mm.trace_context(mm::tracepoint::Task::Thread(tid as u32), th.clock);
                         }
-                        th.clock += m.control_write(w, th.clock);
+                        m.sleep_ns = 0;
+                        let cost = m.control_write(w, th.clock);
+                        th.charge_kernel(cost, std::mem::take(&mut m.sleep_ns));
+                        th.clock += cost;
+                        continue;
+                    }
+                    Step::Repeat(n) => {
+                        th.repeats += n as u64;
+                        th.clock += n as u64 * access_ns;
+                        if m.must_yield(th.clock, limit, &mut horizon) {
+                            break;
+                        }
                         continue;
                     }
                     Step::Snapshot => {
@@ -405,7 +366,7 @@ impl Sim {
             };
             if m.try_hit(access) {
                 th.clock += access_ns;
-                th.fast_ops += 1;
+                th.count_hit(access);
             } else {
                 m.events += 1;
                 m.lru_batches.set_cpu(lru_cpu);
@@ -423,9 +384,10 @@ impl Sim {
                         let (at, until) = (th.clock, th.clock + stall + std::mem::take(&mut m.refault_stall_ns));
                         m.psi_of(tid, |p| p.stall(at, until));
                         // S-SC5: the access's CPU work comes first, then its sleeps.
+                        let cpu = th.charge_kernel(cost, slept);
                         let asleep = m.sched.is_some() && slept > 0;
                         if asleep {
-                            m.cpu_sleep(actor, th.clock + cost - slept.min(cost));
+                            m.cpu_sleep(actor, th.clock + cpu);
                         }
                         th.clock += cost;
                         th.reclaim_stall_ns += stall;
@@ -439,10 +401,12 @@ impl Sim {
                         let from = th.clock;
                         m.psi_of(tid, |p| p.stall(from, at));
                         m.refault_stall_ns = 0;
+                        // S-SC5: the failed attempt's reclaim runs on the CPU, then the thread sleeps.
+                        let cpu = th.charge_kernel(at - from, slept);
                         th.reclaim_stall_ns += at - th.clock;
                         th.pending = Some((access, started));
                         if m.sched.is_some() {
-                            m.cpu_sleep(actor, th.clock);
+                            m.cpu_sleep(actor, th.clock + cpu);
                             th.clock = at;
                             break;
                         }
@@ -456,6 +420,7 @@ impl Sim {
                         let from = th.clock;
                         m.psi_of(tid, |p| p.stall(from, at));
                         m.refault_stall_ns = 0;
+                        th.charge_kernel(at - from, slept);
                         th.reclaim_stall_ns += at - th.clock;
                         th.clock = at;
                         if m.procs.killed_at(tid).is_some() {

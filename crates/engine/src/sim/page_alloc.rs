@@ -353,6 +353,8 @@ impl Machine {
             return Stall::Oom(at);
         }
         let retry = (at + JIFFY_NS).min(self.queue.next_time().max(at + 1));
+        // The wait is a sleep (`reclaim_throttle`), not CPU time.
+        self.sleep_ns += retry - at;
         let (usec_timeout, usec_delayed, reason) = (JIFFY_NS / 1000, (retry - at) / 1000, ThrottleState::NoProgress);
         self.mm.trace_at(retry, || Tracepoint::Throttled { nid, usec_timeout, usec_delayed, reason });
         Stall::Retry(retry)

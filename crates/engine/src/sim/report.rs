@@ -51,6 +51,7 @@ impl Sim {
         let zswap = mm.zswap.as_ref().map_or_else(Vec::new, |z| z.named().to_vec());
         let sched = self.m.sched.as_ref();
         let run_delay = |a| sched.map_or(0, |s| s.run_delay(a));
+        let access_ns = self.m.cfg.cpu.access_ns;
         let threads = self
             .threads
             .iter_mut()
@@ -58,7 +59,7 @@ impl Sim {
             .map(|(tid, t)| {
                 // Resident hits all cost the same: add them in bulk.
                 if t.fast_ops > 0 {
-                    t.hist.record_n(self.m.cfg.cpu.access_ns.max(1), t.fast_ops).expect("auto-resizing histogram");
+                    t.hist.record_n(access_ns.max(1), t.fast_ops).expect("auto-resizing histogram");
                 }
                 ThreadReport {
                     name: t.name.clone(),
@@ -66,6 +67,8 @@ impl Sim {
                     end_ns: if t.done { t.clock } else { end },
                     reclaim_stall_ns: t.reclaim_stall_ns,
                     run_delay_ns: run_delay(crate::sched::thread_actor(tid)),
+                    user_time_ns: t.user_time_ns(access_ns),
+                    system_time_ns: t.system_time_ns(access_ns),
                     latency_ns: percentiles(&t.hist),
                     latency_mean_ns: t.hist.mean(),
                     txns: t.txns.count,
@@ -89,7 +92,8 @@ impl Sim {
             virtual_ns: end,
             events: self.m.events,
             accesses: self.accesses(),
-            kswapd_cpu_ns: self.m.kswapd_cpu_ns,
+            kswapd_cpu_ns: self.m.kswapds.iter().map(|k| k.cpu_ns).sum(),
+            kswapd_cpu_ns_by_node: self.m.kswapds.iter().map(|k| k.cpu_ns).collect(),
             kswapd_run_delay_ns: (0..self.m.kswapds.len() as u8)
                 .map(|n| run_delay(crate::sched::kswapd_actor(n)))
                 .sum(),
