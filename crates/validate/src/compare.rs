@@ -232,9 +232,9 @@ impl Comparison {
                 sim: report_value(&report, name, src),
             })
             .collect();
-        let phases = runs
-            .first()
-            .and_then(|r| PhaseTable::new(&r.phases, &r.vmstat, report.accesses, &report.snapshots, &report.vmstat));
+        let phases = runs.first().and_then(|r| {
+            PhaseTable::new(scenario.extra, &r.phases, &r.vmstat, report.accesses, &report.snapshots, &report.vmstat)
+        });
         Comparison {
             scenario,
             machine,
