@@ -304,7 +304,7 @@ mod tests {
     fn writes_are_made_after_their_access_count() {
         // Four pages: a write after 2 accesses lands before the third, one after 4 at the end.
         let p = Pattern::parse("anon-seq:anon=16K,passes=1").unwrap();
-        let dir = std::env::temp_dir().join(format!("reclaimsim-driver-write-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("reclaimsim-driver-writes-at-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let w = |after: u64, name: &str| Write { after, path: dir.join(name), text: format!("{after}") };
         let log = dir.join("log");
