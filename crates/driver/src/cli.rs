@@ -1,12 +1,12 @@
 //! The driver's command line, shared by `reclaimsim-driver` and `reclaimsim driver`.
 //!
 //! ```text
-//! reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH] [--phase N]
+//! reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH] [--phase N] [--write N:PATH:TEXT]
 //! reclaimsim-driver dry PATTERN [--out FILE]
 //! reclaimsim-driver patterns
 //! ```
 
-use crate::exec::{run_real, RealOpts};
+use crate::exec::{run_real, RealOpts, Write as WriteAt};
 use crate::pattern::{Pattern, PATTERNS};
 use crate::trace::write_trace;
 use std::io::{BufWriter, Write};
@@ -16,7 +16,7 @@ use std::path::PathBuf;
 pub const PHASE_STAT: &str = "/proc/vmstat";
 
 /// How to call the driver.
-pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]... [--phase N]\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
+pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]... [--phase N] [--write N:PATH:TEXT]...\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns";
 
 /// Runs the driver's command line (`args` without the program name).
 pub fn main(args: &[String]) -> Result<(), String> {
@@ -47,6 +47,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
                 let every = every.ok_or_else(|| format!("--phase {value}: expected a number of accesses > 0"))?;
                 opts.phases = Some((every, PHASE_STAT.into()));
             }
+            ("run", "--write") => opts.writes.push(WriteAt::parse(value)?),
             ("dry", "--out") => out = Some(value.into()),
             _ => return Err(format!("unknown option {flag} for {cmd}\n{USAGE}")),
         }
@@ -57,6 +58,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
             println!("ops {} digest {}", done.ops, done.digest);
             for (path, text) in opts.snapshot.iter().zip(&done.snapshot) {
                 println!("snapshot {} {}", path.display(), text.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+            for (w, status) in opts.writes.iter().zip(&done.writes) {
+                println!("write {} {} status {status}", w.after, w.path.display());
             }
             for (ops, text) in &done.phases {
                 println!("phase {ops} {}", text.split_whitespace().collect::<Vec<_>>().join(" "));

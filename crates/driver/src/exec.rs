@@ -25,6 +25,35 @@ pub struct RealOpts {
     pub snapshot: Vec<PathBuf>,
     /// Every this many accesses, read a file (`/proc/vmstat`): the run's phases.
     pub phases: Option<(u64, PathBuf)>,
+    /// Writes made in the run: after `n` accesses, `text` to `path` (a group's
+    /// `memory.reclaim`), so that a write falls between the same two accesses
+    /// on every kernel and in the simulator.
+    pub writes: Vec<Write>,
+}
+
+/// A write made after a number of accesses ([`RealOpts::writes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Write {
+    /// Accesses before the write.
+    pub after: u64,
+    /// The file written.
+    pub path: PathBuf,
+    /// What is written.
+    pub text: String,
+}
+
+impl Write {
+    /// Parses `N:PATH:TEXT` (`--write`).
+    pub fn parse(v: &str) -> Result<Write, String> {
+        let bad = || format!("--write {v}: expected N:PATH:TEXT (N accesses before TEXT is written to PATH)");
+        let mut it = v.splitn(3, ':');
+        let (Some(n), Some(path), Some(text)) = (it.next(), it.next(), it.next()) else { return Err(bad()) };
+        let after = n.parse().map_err(|_| bad())?;
+        if path.is_empty() {
+            return Err(bad());
+        }
+        Ok(Write { after, path: path.into(), text: text.into() })
+    }
 }
 
 /// What a real run did.
@@ -38,6 +67,8 @@ pub struct Done {
     pub snapshot: Vec<String>,
     /// The text of the phase file after every `n`th access, with the count.
     pub phases: Vec<(u64, String)>,
+    /// The outcome of each of [`RealOpts::writes`]: 0, or the OS error number.
+    pub writes: Vec<i32>,
 }
 
 fn os_err(what: &str) -> io::Error {
@@ -171,7 +202,9 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
     let read = |path: &PathBuf| {
         std::fs::read_to_string(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
     };
+    let mut writes = vec![None; opts.writes.len()];
     for op in p.ops() {
+        write_due(&opts.writes, n, &mut writes);
         if let Some((every, path)) = &opts.phases {
             if n > 0 && n.is_multiple_of(*every) {
                 phases.push((n, read(path)?));
@@ -200,9 +233,21 @@ pub fn run_real(p: &Pattern, opts: &RealOpts) -> io::Result<Done> {
         }
     }
     std::hint::black_box(sink);
+    write_due(&opts.writes, n, &mut writes);
     let snapshot = opts.snapshot.iter().map(read).collect::<io::Result<Vec<String>>>()?;
     drop(region);
-    Ok(Done { digest, ops: n, snapshot, phases })
+    let writes = writes.into_iter().map(|w| w.unwrap_or(libc::ERANGE)).collect();
+    Ok(Done { digest, ops: n, snapshot, phases, writes })
+}
+
+/// Makes the writes of `writes` due after `n` accesses and not made yet,
+/// noting each outcome in `done` (a write past the last access fails with `ERANGE`).
+fn write_due(writes: &[Write], n: u64, done: &mut [Option<i32>]) {
+    for (w, d) in writes.iter().zip(done.iter_mut()) {
+        if w.after == n && d.is_none() {
+            *d = Some(std::fs::write(&w.path, &w.text).map_or_else(|e| e.raw_os_error().unwrap_or(libc::EIO), |()| 0));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -253,6 +298,32 @@ mod tests {
         assert_eq!(done.ops, 4);
         // Each page starts with its own index, odd.
         assert_eq!([data[0], data[PAGE as usize], data[3 * PAGE as usize]], [1, 1, 3]);
+    }
+
+    #[test]
+    fn writes_are_made_after_their_access_count() {
+        // Four pages: a write after 2 accesses lands before the third, one after 4 at the end.
+        let p = Pattern::parse("anon-seq:anon=16K,passes=1").unwrap();
+        let dir = std::env::temp_dir().join(format!("reclaimsim-driver-writes-at-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = |after: u64, name: &str| Write { after, path: dir.join(name), text: format!("{after}") };
+        let log = dir.join("log");
+        std::fs::write(&log, "").unwrap();
+        let opts = RealOpts {
+            writes: vec![w(2, "log"), w(4, "end"), w(5, "past"), w(0, "missing/x")],
+            phases: Some((1, log)),
+            ..RealOpts::default()
+        };
+        let done = run_real(&p, &opts).unwrap();
+        // Phases are read after accesses 1, 2 and 3: the write after 2 comes before the read after 2.
+        let seen: Vec<(u64, &str)> = done.phases.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        assert_eq!(seen, [(1, ""), (2, "2"), (3, "2")]);
+        assert_eq!(done.writes, [0, 0, libc::ERANGE, libc::ENOENT]);
+        assert_eq!(std::fs::read_to_string(dir.join("end")).unwrap(), "4");
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(Write::parse("5:/sys/fs/cgroup/pr/memory.reclaim:8M swappiness=0").unwrap().text, "8M swappiness=0");
+        assert!(Write::parse("x:/p:1").unwrap_err().contains("expected N:PATH:TEXT"));
+        assert!(Write::parse("5:/p").is_err() && Write::parse("5::1").is_err());
     }
 
     #[test]

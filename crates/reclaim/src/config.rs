@@ -143,6 +143,11 @@ pub struct ReclaimConfig {
     /// workingset activations allow deactivating the active file list and end cache
     /// trim mode. Without it only the inactive:active ratio decides.
     pub refaults_deactivate: bool,
+    /// `cgroup_reclaim_vmstat` (v7.1, "mm: move pgscan and pgsteal to node
+    /// stats"): a group's reclaim for its limits (`memory.max`, `memory.high`)
+    /// counts in `/proc/vmstat`'s `pgscan_direct`/`pgsteal_direct`; before,
+    /// only global reclaim did.
+    pub cgroup_reclaim_vmstat: bool,
     /// Multi-gen LRU knobs (used when `lru=mglru`).
     pub lru_gen: LruGenConfig,
     /// Slab shrinker knobs.
@@ -164,6 +169,7 @@ impl Default for ReclaimConfig {
             dirty: DirtyConfig::default(),
             file_ratio_1to1: false,
             refaults_deactivate: true,
+            cgroup_reclaim_vmstat: false,
             lru_gen: LruGenConfig::default(),
             shrinker: ShrinkerConfig::default(),
         }
@@ -242,6 +248,14 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
         tiny_file_needs_anon,
         History::since(4, 12),
         "v4.12+: a tiny file LRU (file + free <= high watermarks) forces anon-only scanning only if inactive anon is not low and has pages at this priority"
+    ),
+    bool_knob!(
+        "cgroup_reclaim_vmstat",
+        cgroup_reclaim_vmstat,
+        // KERNEL: "mm: move pgscan and pgsteal to node stats" (posted February 2026,
+        // after 7.0's merge window; the 7.2 guest counts this way, 6.12 does not).
+        History::since(7, 1),
+        "v7.1+: a group's reclaim for its memory.max/memory.high counts in /proc/vmstat's pgscan_direct/pgsteal_direct (memory.reclaim's counts as _proactive, not modelled); before, global reclaim only"
     ),
     bool_knob!(
         "swapin_workingset",

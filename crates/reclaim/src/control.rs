@@ -40,6 +40,20 @@ impl Reclaimer {
     }
 }
 
+impl ScanControl {
+    /// The `pgscan_kswapd|direct` counter this reclaim's scans go to: the
+    /// reclaimer's, and for memcg reclaim `pgscan_direct` where it counts in
+    /// `/proc/vmstat` ([`ScanControl::cgroup_vmstat`], v7.1+).
+    pub fn pgscan_event(&self) -> Option<VmEvent> {
+        self.reclaimer.pgscan().or(self.cgroup_vmstat.then_some(VmEvent::PgscanDirect))
+    }
+
+    /// The `pgsteal_kswapd|direct` counter this reclaim's steals go to (as [`ScanControl::pgscan_event`]).
+    pub fn pgsteal_event(&self) -> Option<VmEvent> {
+        self.reclaimer.pgsteal().or(self.cgroup_vmstat.then_some(VmEvent::PgstealDirect))
+    }
+}
+
 /// Work done by reclaim, counted so the engine can charge CPU time for it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReclaimWork {
@@ -156,6 +170,9 @@ pub struct ScanControl {
     pub memcg_low_reclaim: bool,
     /// `sc->memcg_low_skipped`: a group was spared for its `memory.low`.
     pub memcg_low_skipped: bool,
+    /// Memcg reclaim for a limit counts its scans and steals in
+    /// `/proc/vmstat`'s `_direct` counters (v7.1+, `cgroup_reclaim_vmstat`).
+    pub cgroup_vmstat: bool,
     /// `sc->proactive_swappiness`: `memory.reclaim`'s `swappiness=`, which
     /// replaces `vm.swappiness` for this reclaim.
     pub proactive_swappiness: Option<u32>,
@@ -194,6 +211,7 @@ impl ScanControl {
             target_memcg: mm::CgId::ROOT,
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
+            cgroup_vmstat: false,
             proactive_swappiness: None,
             isolated: [0, 0],
             isolating: Isolating::default(),

@@ -8,7 +8,8 @@
 //! `may_swap` from the caller, then the same priority loop as direct reclaim
 //! (`do_try_to_free_pages`) without the `allocstall` count. Counters: the scan
 //! and steal totals by type (`pgscan_anon/file`, `pgsteal_anon/file`) are
-//! counted; `pgscan/pgsteal_kswapd/direct` and `pgrefill` are not.
+//! counted; `pgscan/pgsteal_kswapd/direct` and `pgrefill` are not, except
+//! `pgscan/pgsteal_direct` from v7.1 for a limit's reclaim (`vmstat_direct`).
 //!
 //! Simplification S-MC1: the v1 group (the root here) holds every page of
 //! the machine, so its lruvec is the node's lruvec.
@@ -34,12 +35,16 @@ pub struct MemcgReclaim {
     pub may_swap: bool,
     /// `memory.reclaim`'s `swappiness=`, in place of the configured one.
     pub swappiness: Option<u32>,
+    /// The scans and steals count in `/proc/vmstat`'s `pgscan/pgsteal_direct`
+    /// (v7.1+ for a limit's reclaim; memory.reclaim's count as `_proactive`).
+    pub vmstat_direct: bool,
 }
 
 impl MemcgReclaim {
-    /// A charge's reclaim of `nr_pages` in `target`, swapping allowed.
-    pub fn charge(target: CgId, nr_pages: u64) -> MemcgReclaim {
-        MemcgReclaim { target, nr_pages, may_swap: true, swappiness: None }
+    /// A charge's reclaim of `nr_pages` in `target`, swapping allowed, counted
+    /// in `/proc/vmstat` if `vmstat_direct`.
+    pub fn charge(target: CgId, nr_pages: u64, vmstat_direct: bool) -> MemcgReclaim {
+        MemcgReclaim { target, nr_pages, may_swap: true, swappiness: None, vmstat_direct }
     }
 }
 
@@ -61,6 +66,7 @@ pub fn try_to_free_mem_cgroup_pages(
     sc.may_swap = req.may_swap;
     sc.target_memcg = req.target;
     sc.proactive_swappiness = req.swappiness;
+    sc.cgroup_vmstat = req.vmstat_direct;
     do_try_to_free_pages(mm, policy, env, &mut sc, clock);
     sc
 }

@@ -101,7 +101,7 @@ pub fn trace_shrink_inactive(
 /// Counts `nr` pages reclaimed by `sc`'s reclaimer from type `anon`
 /// (`pgsteal_kswapd|direct`, `pgsteal_anon|file`).
 pub fn count_steal(mm: &mut Mm, sc: &ScanControl, anon: bool, nr: u64) {
-    if let Some(ev) = sc.reclaimer.pgsteal() {
+    if let Some(ev) = sc.pgsteal_event() {
         mm.stat.count(ev, nr);
     }
     mm.stat.count(if anon { VmEvent::PgstealAnon } else { VmEvent::PgstealFile }, nr);

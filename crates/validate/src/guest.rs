@@ -344,12 +344,10 @@ fn boot_scenario(
             None => None,
         },
         knobs: sc.tenants.iter().flat_map(|t| t.knobs.iter().map(|(k, b)| (t.group.clone(), k.clone(), *b))).collect(),
+        reclaims: sc.tenants.iter().filter_map(|t| Some((t.group.clone(), t.reclaim?))).collect(),
     };
     let sim_started = Instant::now();
-    let sim = match sc.sim {
-        true => Some(replay::simulate(&machine, traces.into_iter().map(|(g, t, _)| (g, t)).collect()).map_err(err)?),
-        false => None,
-    };
+    let sim = replay::simulate(&machine, traces.into_iter().map(|(g, t, _)| (g, t)).collect()).map_err(err)?;
     let scenario = Scenario { name: label, ..sc.clone() };
     Ok(Some(Boot {
         comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()),

@@ -20,8 +20,6 @@ pub const NULLB: &str = "/dev/nullb0";
 /// plan): the pages stored and the pool's size in bytes give the compression.
 pub const ZSWAP_SNAPSHOTS: [&str; 2] =
     ["/sys/kernel/debug/zswap/stored_pages", "/sys/kernel/debug/zswap/pool_total_size"];
-/// When a `memory.reclaim` knob is written, microseconds of guest time into the run.
-const RECLAIM_AFTER_US: u64 = 50_000;
 /// KERNEL: null_blk's timer completion latency in the guest (irqmode=2): a
 /// fixed device latency that stays deterministic under `-icount`.
 pub const NULLB_COMPLETION_NS: u64 = 50_000;
@@ -166,7 +164,7 @@ pub fn init_script(p: &GuestPlan) -> String {
         s += "  sync\n  echo 3 > /proc/sys/vm/drop_caches\n  echo 1 > /proc/sys/vm/compact_memory\n";
         for t in &p.tenants {
             s += &format!("  mkdir {CGROOT}/{0} || fail group {0}\n", t.group);
-            for (knob, bytes) in t.knobs.iter().filter(|(k, _)| k != "memory.reclaim") {
+            for (knob, bytes) in &t.knobs {
                 s += &format!("  echo {bytes} > {CGROOT}/{}/{knob} || fail {knob}\n", t.group);
             }
         }
@@ -198,23 +196,19 @@ pub fn init_script(p: &GuestPlan) -> String {
         );
     } else {
         for (i, t) in p.tenants.iter().enumerate() {
+            // Proactive reclaim by the tenant's driver between two of its
+            // accesses; the write fails with EAGAIN when less was reclaimed,
+            // and the driver reports its status.
+            let reclaim = t.reclaim.map_or(String::new(), |r| {
+                format!(" --write {}:{CGROOT}/{}/memory.reclaim:{}", r.after, t.group, r.bytes)
+            });
             s += &format!(
-                "  {GUEST_EXE} driver run '{}' --cgroup {CGROOT}/{}{phases}{file}{snapshot} > /tmp/out.{i} 2>&1 &\n  pid{i}=$!\n",
+                "  {GUEST_EXE} driver run '{}' --cgroup {CGROOT}/{}{phases}{file}{snapshot}{reclaim} > /tmp/out.{i} 2>&1 &\n  pid{i}=$!\n",
                 t.pattern, t.group
             );
         }
-        // Proactive reclaim 50 ms (guest time) into the run; the write fails
-        // with EAGAIN when less was reclaimed, which is reported.
-        let mut reclaims = String::new();
-        for t in &p.tenants {
-            for (_, bytes) in t.knobs.iter().filter(|(k, _)| k == "memory.reclaim") {
-                s += &format!("  (usleep {RECLAIM_AFTER_US}; echo {bytes} > {CGROOT}/{}/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &\n  rpid=$!\n", t.group);
-                reclaims = "  wait $rpid\n".into();
-            }
-        }
         s += "  status=0\n";
         s += &(0..p.tenants.len()).map(|i| format!("  wait $pid{i} || status=$?\n")).collect::<String>();
-        s += &reclaims;
     }
     s += "  end=$(cut -d' ' -f1 /proc/uptime)\n";
     if !global {
@@ -232,11 +226,7 @@ pub fn init_script(p: &GuestPlan) -> String {
     let outs: String = if p.tenants.is_empty() {
         "/tmp/out".into()
     } else {
-        let mut outs: Vec<String> = (0..p.tenants.len()).map(|i| format!("/tmp/out.{i}")).collect();
-        if p.tenants.iter().any(|t| t.knobs.iter().any(|(k, _)| k == "memory.reclaim")) {
-            outs.push("/tmp/out.reclaim".into());
-        }
-        outs.join(" ")
+        (0..p.tenants.len()).map(|i| format!("/tmp/out.{i}")).collect::<Vec<_>>().join(" ")
     };
     s += &format!("  echo @section driver\n  cat {outs}\n");
     s += "  echo \"@result status=$status polls=$(cat /tmp/polls) start=$start end=$end\"\n  echo @end\n";
@@ -402,6 +392,7 @@ mod tests {
             group: group.into(),
             pattern: format!("anon-seq:anon=4M,passes={low_bytes}"),
             knobs: if low_bytes > 0 { vec![("memory.low".into(), low_bytes)] } else { vec![] },
+            reclaim: None,
         };
         let t = init_script(&GuestPlan {
             tenants: vec![tenant("svc", 1 << 20), tenant("batch", 0)],
@@ -426,17 +417,14 @@ mod tests {
         let pr = Tenant {
             group: "pr".into(),
             pattern: "anon-seq:anon=4M".into(),
-            knobs: vec![("memory.reclaim".into(), 1 << 20)],
+            knobs: Vec::new(),
+            reclaim: Some(crate::scenarios::Reclaim { bytes: 1 << 20, after: 300 }),
         };
         let r = init_script(&GuestPlan { tenants: vec![pr], global_ram_mb: Some(256), ..plan() });
-        let rpos = |needle: &str| r.find(needle).unwrap_or_else(|| panic!("`{needle}` missing from:\n{r}"));
-        assert!(rpos("> /tmp/out.0 2>&1 &") < rpos("(usleep 50000; echo 1048576 > /sys/fs/cgroup/pr/memory.reclaim; echo \"reclaim-status $?\") > /tmp/out.reclaim &"));
-        assert!(rpos("wait $pid0") < rpos("wait $rpid") && rpos("wait $rpid") < rpos("@section vmstat_after"));
-        assert!(rpos("memory.reclaim;") < rpos("wait $pid0"));
-        assert!(
-            r.contains("cat /tmp/out.0 /tmp/out.reclaim\n")
-                && !r.contains("echo 1048576 > /sys/fs/cgroup/pr/memory.reclaim ||")
-        );
+        assert!(r.contains(
+            "--cgroup /sys/fs/cgroup/pr --snapshot /sys/block/zram0/mm_stat --write 300:/sys/fs/cgroup/pr/memory.reclaim:1048576 > /tmp/out.0 2>&1 &"
+        ));
+        assert!(r.contains("cat /tmp/out.0\n") && !r.contains("> /sys/fs/cgroup/pr/memory.reclaim"));
         assert!(s.contains("nullb_completion_nsec=$(cat $NB/completion_nsec)"));
         let data = GuestPlan { data_mb: Some(96), global_ram_mb: Some(256), modules: nb, ..plan() };
         let d = init_script(&data);

@@ -242,6 +242,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
             fs_dev: None,
             memory: None,
             knobs: Vec::new(),
+            reclaims: Vec::new(),
         };
         let c = run_scenario(&mut host, sc, machine, args.reps, driver_cpu, args.stats_flush)?;
         print!("{}", c.text());
@@ -313,7 +314,7 @@ fn run_scenario(
     }
     let started = Instant::now();
     let report = replay::simulate(&machine, vec![(String::new(), trace)]).map_err(err)?;
-    Ok(Comparison::new(sc.clone(), machine, runs, Some(report), started.elapsed().as_secs_f64()))
+    Ok(Comparison::new(sc.clone(), machine, runs, report, started.elapsed().as_secs_f64()))
 }
 
 fn kernel_run(

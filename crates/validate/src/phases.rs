@@ -10,7 +10,7 @@ use crate::stat::{self, Stats};
 use engine::Snapshot;
 use serde_json::{json, Value};
 
-/// The counters each phase shows.
+/// The counters each phase shows, before the scenario's own.
 const COUNTERS: &[&str] = &[
     "pswpin",
     "pswpout",
@@ -60,15 +60,19 @@ fn report_stats(vmstat: &[(&'static str, u64)]) -> Stats {
 pub struct PhaseTable {
     /// The accesses at which each phase ends (the last: the run's end).
     pub ends: Vec<u64>,
-    /// Per phase, per counter of [`COUNTERS`]: (kernel, simulator) deltas.
+    /// The counters shown: [`COUNTERS`], then the scenario's own from `/proc/vmstat`.
+    pub counters: Vec<&'static str>,
+    /// Per phase, per counter: (kernel, simulator) deltas.
     pub cells: Vec<Vec<(f64, f64)>>,
 }
 
 impl PhaseTable {
     /// Sets the kernel run's phases (`kernel`, cumulative, then its `total`)
     /// beside the simulator's snapshots (then its `sim_total`) for a run of
-    /// `ops` accesses; `None` when their phase counts differ.
+    /// `ops` accesses, on [`COUNTERS`] and the `extra` ones of `/proc/vmstat`
+    /// (`GROUP.COUNTER` names are left out); `None` when their phase counts differ.
     pub fn new(
+        extra: &[&'static str],
         kernel: &[(u64, Stats)],
         total: &Stats,
         ops: u64,
@@ -85,19 +89,21 @@ impl PhaseTable {
         let mut ends: Vec<u64> = kernel.iter().map(|&(n, _)| n).collect();
         ends.push(ops);
         let zero = Stats::new();
+        let mut counters = COUNTERS.to_vec();
+        counters.extend(extra.iter().filter(|c| !c.contains('.') && !COUNTERS.contains(c)));
         let cells = (0..k.len())
             .map(|i| {
                 let (k0, s0) = if i == 0 { (&zero, &zero) } else { (&k[i - 1], &s[i - 1]) };
-                COUNTERS.iter().map(|c| (value(&k[i], c) - value(k0, c), value(&s[i], c) - value(s0, c))).collect()
+                counters.iter().map(|c| (value(&k[i], c) - value(k0, c), value(&s[i], c) - value(s0, c))).collect()
             })
             .collect();
-        Some(PhaseTable { ends, cells })
+        Some(PhaseTable { ends, counters, cells })
     }
 
     /// The table as text: one row per phase, `kernel/simulator` per counter.
     pub fn text(&self) -> String {
         let mut s = format!("per phase (kernel/simulator) {:>10}", "accesses");
-        for c in COUNTERS {
+        for c in &self.counters {
             s += &format!(" {c:>17}");
         }
         s.push('\n');
@@ -127,7 +133,7 @@ impl PhaseTable {
                 })
             })
             .collect();
-        json!({ "counters": COUNTERS, "phases": phases })
+        json!({ "counters": self.counters, "phases": phases })
     }
 }
 
@@ -145,11 +151,16 @@ mod tests {
         assert_eq!(k.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [10, 20]);
         assert_eq!((k[1].1["pswpin"], k[1].1["allocstall_dma32"]), (50, 3));
         let total: Stats = [("pswpin".to_string(), 80), ("allocstall_dma32".to_string(), 5)].into();
-        let snap =
-            |pswpin, stalls| Snapshot { at_ns: 0, vmstat: vec![("pswpin", pswpin), ("allocstall_normal", stalls)] };
+        let snap = |pswpin, stalls| Snapshot {
+            at_ns: 0,
+            vmstat: vec![("pswpin", pswpin), ("allocstall_normal", stalls), ("swap_ra", pswpin / 2)],
+        };
         let mut snaps = vec![snap(12, 0), snap(40, 2)];
-        let sim_total = [("pswpin", 90), ("allocstall_normal", 6)];
-        let t = PhaseTable::new(&k, &total, 30, &snaps, &sim_total).unwrap();
+        let sim_total = [("pswpin", 90), ("allocstall_normal", 6), ("swap_ra", 45)];
+        // The scenario's own vmstat counters follow; a group's counter and a repeated one do not.
+        let t = PhaseTable::new(&["swap_ra", "hi.high", "pswpin"], &k, &total, 30, &snaps, &sim_total).unwrap();
+        assert_eq!(t.counters.len(), COUNTERS.len() + 1);
+        assert_eq!((t.counters[COUNTERS.len()], t.cells[2][COUNTERS.len()]), ("swap_ra", (0.0, 25.0)));
         assert_eq!(t.ends, [10, 20, 30]);
         // pswpin is the first counter, allocstall the seventh: per phase (kernel, simulator).
         let col = |i: usize| t.cells.iter().map(|row| row[i]).collect::<Vec<_>>();
@@ -157,7 +168,7 @@ mod tests {
         assert_eq!(col(6), [(0.0, 0.0), (3.0, 2.0), (2.0, 4.0)]);
         assert!(t.text().contains("10..20"), "{}", t.text());
         snaps.pop();
-        assert!(PhaseTable::new(&k, &total, 30, &snaps, &sim_total).is_none(), "phase counts differ");
+        assert!(PhaseTable::new(&[], &k, &total, 30, &snaps, &sim_total).is_none(), "phase counts differ");
         assert!(kernel_phases("phase x\n", &before).unwrap_err().contains("expected `phase OPS`"));
     }
 

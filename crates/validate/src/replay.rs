@@ -1,9 +1,10 @@
 //! The simulator side of `validate`: the driver's dry-mode trace replayed as a
 //! workload thread on a machine configured like the host's group.
 
+use crate::scenarios::Reclaim;
 use driver::pattern::Op;
 use driver::trace::Trace;
-use engine::{Access, Config, Program, RunReport, SimBuilder, Step};
+use engine::{Access, Config, ControlWrite, Program, RunReport, SimBuilder, Step};
 use mm::{FileId, RegionId};
 
 /// Replays a trace's accesses in order, with a counter snapshot after every
@@ -16,10 +17,18 @@ pub struct TraceProgram {
     phase_every: usize,
     /// The access count of the last snapshot.
     snapped: usize,
+    /// A control write after this many accesses (taken when made).
+    write: Option<(usize, ControlWrite)>,
 }
 
 impl Program for TraceProgram {
     fn next(&mut self) -> Step {
+        if let Some((after, w)) = self.write {
+            if after == self.next {
+                self.write = None;
+                return Step::Control(w);
+            }
+        }
         let Some(&op) = self.ops.get(self.next) else { return Step::Done };
         if self.phase_every > 0 && self.next > self.snapped && self.next.is_multiple_of(self.phase_every) {
             self.snapped = self.next;
@@ -82,6 +91,9 @@ pub struct Machine {
     pub memory: Option<u64>,
     /// cgroup v2 groups' knobs: (group, knob, bytes), `cgroup.GROUP.KNOB=SIZE`.
     pub knobs: Vec<(String, String, u64)>,
+    /// `memory.reclaim` writes: (group, write), made by the group's trace
+    /// thread between the same two accesses as the guest's driver makes it.
+    pub reclaims: Vec<(String, Reclaim)>,
 }
 
 /// A null_blk device as the guest reports it: a fixed completion latency, a
@@ -239,10 +251,15 @@ pub fn simulate(machine: &Machine, traces: Vec<(String, Trace)>) -> Result<RunRe
     let mut b = SimBuilder::new(cfg).map_err(|e| e.to_string())?;
     let phase_every = machine.phase_every as usize;
     for (group, trace) in traces {
-        let name = if group.is_empty() { "driver".to_string() } else { b.set_cgroup(&group).map(|()| group)? };
+        let name =
+            if group.is_empty() { "driver".to_string() } else { b.set_cgroup(&group).map(|()| group.clone())? };
         let region = (trace.anon_pages > 0).then(|| b.add_anon_region(trace.anon_pages));
         let file = (trace.file_pages > 0).then(|| b.add_file(trace.file_pages));
-        let program = TraceProgram { ops: trace.ops, next: 0, region, file, phase_every, snapped: 0 };
+        let write = match machine.reclaims.iter().find(|(g, _)| *g == group) {
+            Some((_, r)) => Some((r.after as usize, b.add_memory_reclaim_write(&group, r.bytes.to_string())?)),
+            None => None,
+        };
+        let program = TraceProgram { ops: trace.ops, next: 0, region, file, phase_every, snapped: 0, write };
         b.add_thread(&name, Box::new(program));
     }
     b.build().run(&mut |_| {}).map_err(|e| e.to_string())
@@ -272,6 +289,7 @@ mod tests {
             fs_dev: None,
             memory: None,
             knobs: Vec::new(),
+            reclaims: Vec::new(),
         }
     }
 

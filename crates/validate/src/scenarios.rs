@@ -26,17 +26,31 @@ pub struct Tenant {
     pub group: String,
     /// Its driver pattern, sizes filled in.
     pub pattern: String,
-    /// Knobs of the group in bytes: written when it is made, except
-    /// `memory.reclaim`, written once 50 ms (guest time) into the run.
+    /// Knobs of the group in bytes, written when it is made.
     pub knobs: Vec<(String, u64)>,
+    /// A write to the group's `memory.reclaim` during the run.
+    pub reclaim: Option<Reclaim>,
 }
 
-/// A tenant of a [`TABLE`] row: group, pattern and `memory.low` with holes.
+/// A `memory.reclaim` write that the tenant's own driver makes between two
+/// accesses (`driver run --write`), and the simulator between the same two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reclaim {
+    /// Bytes asked for.
+    pub bytes: u64,
+    /// Accesses of the tenant before the write.
+    pub after: u64,
+}
+
+/// A tenant of a [`TABLE`] row: group, pattern and knobs with holes.
 struct TenantRow {
     group: &'static str,
     pattern: &'static str,
     /// (knob, `{N/D}` of the run's memory).
     knobs: &'static [(&'static str, &'static str)],
+    /// `memory.reclaim` of `{N/D}` of the run's memory after half the scale's
+    /// `{ops}` accesses (the middle of a zipf pattern's operations).
+    reclaim: Option<&'static str>,
 }
 
 /// Where a scenario runs.
@@ -68,7 +82,8 @@ pub struct Scenario {
     /// Counters compared besides the scope's (memory group or global), all from `/proc/vmstat`.
     pub extra: &'static [&'static str],
     /// The boot's first run is a warm-up and discarded; false for dirty-page
-    /// scenarios, whose later runs in one boot are not deterministic.
+    /// scenarios, whose later runs in one boot are not deterministic, and for
+    /// cluster swap readahead, whose global state a warm-up run would change.
     pub warmup: bool,
     /// zswap in front of the swap device with this `max_pool_percent`.
     pub zswap_pool_pct: Option<u32>,
@@ -76,9 +91,6 @@ pub struct Scenario {
     pub since: (u32, u32),
     /// Workloads in groups of their own, run at once (then `pattern` is empty).
     pub tenants: Vec<Tenant>,
-    /// The simulator can run it; false: the kernel side only (the simulator
-    /// refuses `memory.high` and `memory.reclaim` until it models them, S-CG7).
-    pub sim: bool,
 }
 
 /// A row of [`TABLE`].
@@ -96,8 +108,6 @@ struct Row {
     zswap_pool_pct: Option<u32>,
     since: (u32, u32),
     tenants: &'static [TenantRow],
-    /// The simulator can run it (false: kernel-side only until it models the knobs).
-    sim: bool,
 }
 
 /// A row with the defaults: host and guest, zram, no extra counters, a warm-up run.
@@ -113,7 +123,6 @@ const ROW: Row = Row {
     zswap_pool_pct: None,
     since: (0, 0),
     tenants: &[],
-    sim: true,
 };
 
 /// The page cache's counters.
@@ -171,6 +180,9 @@ const TABLE: &[Row] = &[
         on: On::Guest,
         swap: Swap::Block { page_cluster: 3, vma_ra: false },
         extra: SWAP_RA,
+        // Cluster readahead's state (hits, last fault, last window) is global
+        // and outlives a run: the measured run starts from boot, as the simulator.
+        warmup: false,
         ..ROW
     },
     Row {
@@ -255,8 +267,14 @@ const TABLE: &[Row] = &[
                 group: "svc",
                 pattern: "anon-zipf:anon={3/16},ops={ops},alpha=0.8,seed=2",
                 knobs: &[("memory.low", "{1/4}")],
+                reclaim: None,
             },
-            TenantRow { group: "batch", pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=3", knobs: &[] },
+            TenantRow {
+                group: "batch",
+                pattern: "anon-zipf:anon={1},ops={ops},alpha=0.8,seed=3",
+                knobs: &[],
+                reclaim: None,
+            },
         ],
         ..ROW
     },
@@ -266,11 +284,11 @@ const TABLE: &[Row] = &[
         on: On::Guest,
         extra: HIGH,
         since: (4, 5),
-        sim: false,
         tenants: &[TenantRow {
             group: "hi",
             pattern: "anon-zipf:anon={1/4},ops={ops},alpha=0.8,seed=4",
             knobs: &[("memory.high", "{1/8}")],
+            reclaim: None,
         }],
         ..ROW
     },
@@ -280,11 +298,11 @@ const TABLE: &[Row] = &[
         on: On::Guest,
         extra: PROACTIVE,
         since: (5, 19),
-        sim: false,
         tenants: &[TenantRow {
             group: "pr",
             pattern: "anon-zipf:anon={1/4},ops={ops},alpha=0.8,seed=5",
-            knobs: &[("memory.reclaim", "{1/8}")],
+            knobs: &[],
+            reclaim: Some("{1/8}"),
         }],
         ..ROW
     },
@@ -380,7 +398,6 @@ pub fn all(scale: Scale, guest: bool) -> Vec<Scenario> {
                 warmup: r.warmup,
                 zswap_pool_pct: r.zswap_pool_pct,
                 since: r.since,
-                sim: r.sim,
                 tenants: r
                     .tenants
                     .iter()
@@ -388,6 +405,7 @@ pub fn all(scale: Scale, guest: bool) -> Vec<Scenario> {
                         group: t.group.to_string(),
                         pattern: fill(t.pattern, Scale { limit_mb: base, ..scale }),
                         knobs: t.knobs.iter().map(|&(k, hole)| (k.to_string(), bytes(hole, base))).collect(),
+                        reclaim: t.reclaim.map(|hole| Reclaim { bytes: bytes(hole, base), after: scale.ops / 2 }),
                     })
                     .collect(),
             }
@@ -452,17 +470,19 @@ mod tests {
         assert_eq!(quick("blkswap-pc0").extra, SWAP_RA);
         assert_eq!(quick("global-mixed-sw0").pattern, "mixed:anon=64M,file=128M,ops=60000,alpha=0.8,share=50,seed=1");
         assert!(!quick("global-dirty").warmup && quick("global-dirty").pattern.ends_with("write=1"));
-        assert!(guest.iter().filter(|s| s.name != "global-dirty").all(|s| s.warmup));
+        assert!(!quick("blkswap-cluster").warmup, "cluster readahead starts from boot");
+        assert!(guest
+            .iter()
+            .filter(|s| !["global-dirty", "blkswap-cluster"].contains(&s.name.as_str()))
+            .all(|s| s.warmup));
         let low = quick("cg-low");
         assert_eq!((low.pattern.as_str(), low.tenants.len(), low.global_ram_mb), ("", 2, Some(128)));
         assert_eq!(low.tenants[0].knobs, [("memory.low".to_string(), 32 << 20)]);
         assert_eq!(low.tenants[0].pattern, "anon-zipf:anon=24M,ops=60000,alpha=0.8,seed=2");
-        assert!(low.tenants[1].knobs.is_empty() && low.sim);
-        assert!(
-            !quick("cg-high").sim && !quick("cg-reclaim").sim,
-            "the simulator refuses memory.high and memory.reclaim"
-        );
-        assert_eq!(quick("cg-reclaim").tenants[0].knobs, [("memory.reclaim".to_string(), 16 << 20)]);
+        assert!(low.tenants[1].knobs.is_empty());
+        assert_eq!(quick("cg-high").tenants[0].knobs, [("memory.high".to_string(), 16 << 20)]);
+        assert_eq!(quick("cg-reclaim").tenants[0].reclaim, Some(Reclaim { bytes: 16 << 20, after: 30_000 }));
+        assert!(quick("cg-reclaim").tenants[0].knobs.is_empty() && quick("cg-high").tenants[0].reclaim.is_none());
         assert_eq!(quick("zswap-blk").since, (6, 8));
         assert_eq!(all(Scale::guest(false), true)[6].pattern, "anon-zipf:anon=256M,ops=500000,alpha=0.8,seed=1");
     }

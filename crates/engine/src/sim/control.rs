@@ -123,7 +123,7 @@ impl Machine {
             if usage <= pages {
                 return t;
             }
-            let (reclaimed, cost) = self.memcg_reclaim(MemcgReclaim::charge(cg, usage - pages), now + t);
+            let (reclaimed, cost) = self.memcg_reclaim(self.limit_reclaim(cg, usage - pages), now + t);
             t += cost;
             if reclaimed == 0 {
                 if retries == 0 {
@@ -149,7 +149,8 @@ impl Machine {
         let (mut nr_reclaimed, mut t) = (0, 0);
         while nr_reclaimed < nr_to_reclaim {
             let batch = (nr_to_reclaim - nr_reclaimed) / 4;
-            let req = MemcgReclaim { target: cg, nr_pages: batch, may_swap: true, swappiness };
+            // KERNEL: v7.1+ counts memory.reclaim as pgscan/pgsteal_proactive (not modelled), not _direct.
+            let req = MemcgReclaim { target: cg, nr_pages: batch, may_swap: true, swappiness, vmstat_direct: false };
             let (reclaimed, cost) = self.memcg_reclaim(req, now + t);
             t += cost;
             if reclaimed == 0 {

@@ -70,6 +70,12 @@ impl Machine {
         }
     }
 
+    /// The reclaim of `nr_pages` in group `cg` for its limit (a charge,
+    /// `memory.high`), counted in `/proc/vmstat` as the kernel version does.
+    pub(super) fn limit_reclaim(&self, cg: CgId, nr_pages: u64) -> MemcgReclaim {
+        MemcgReclaim::charge(cg, nr_pages, self.cfg.reclaim.cgroup_reclaim_vmstat)
+    }
+
     /// One `try_to_free_mem_cgroup_pages()` at `now` as `req` asks;
     /// returns (pages reclaimed, stall: CPU plus throttling).
     pub(super) fn memcg_reclaim(&mut self, req: MemcgReclaim, now: Nanos) -> (u64, Nanos) {
@@ -112,7 +118,7 @@ impl Machine {
                 // memcg_memory_event(MEMCG_MAX); the v1 group counts its own.
                 self.mm.cgroups.get_mut(over).events.max += 1;
             }
-            let (nr_reclaimed, cost) = self.memcg_reclaim(MemcgReclaim::charge(over, 1), now + stall);
+            let (nr_reclaimed, cost) = self.memcg_reclaim(self.limit_reclaim(over, 1), now + stall);
             stall += cost;
             if self.charge_margin(to, over) >= 1 {
                 self.stalled_attempts = 0;
@@ -183,7 +189,7 @@ impl Machine {
                 }
                 self.mm.cgroups.get_mut(g).events.high += 1;
                 let ask = if in_retry { SWAP_CLUSTER_MAX } else { nr_pages };
-                let (n, cost) = self.memcg_reclaim(MemcgReclaim::charge(g, ask), now + stall);
+                let (n, cost) = self.memcg_reclaim(self.limit_reclaim(g, ask), now + stall);
                 nr_reclaimed += n;
                 stall += cost;
             }

@@ -132,7 +132,7 @@ impl Clock {
         }
         let nr_taken = list.len() as u64;
         sc.work.pages_scanned += nr_taken;
-        if let Some(ev) = sc.reclaimer.pgscan() {
+        if let Some(ev) = sc.pgscan_event() {
             mm.stat.count(ev, nr_taken);
         }
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, nr_taken);

@@ -119,7 +119,7 @@ impl Classic {
         let nr_scanned = self.isolate(mm, ty * 2, nr_to_scan, sc);
         let nr_taken = self.scratch.len() as u64;
         sc.isolated[ty] += nr_taken;
-        if let Some(ev) = sc.reclaimer.pgscan() {
+        if let Some(ev) = sc.pgscan_event() {
             mm.stat.count(ev, nr_scanned);
         }
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, nr_scanned);

@@ -94,9 +94,11 @@ impl Mglru {
                 break;
             }
         }
-        // Global reclaim only: memcg limit reclaim counts neither.
-        if let Some(item) = sc.reclaimer.pgscan() {
+        // Global reclaim only: memcg limit reclaim counts neither (its scans from v7.1).
+        if let Some(item) = sc.pgscan_event() {
             mm.stat.count(item, isolated);
+        }
+        if !sc.reclaimer.is_cgroup() {
             mm.stat.count(VmEvent::Pgrefill, sorted);
         }
         mm.stat.count(if ty == ANON { VmEvent::PgscanAnon } else { VmEvent::PgscanFile }, isolated);
