@@ -79,7 +79,11 @@ fn the_pool_is_charged_to_the_memory_cgroup() {
     let r = run(&[("zswap.enabled", "1"), ("zswap.max_pool_percent", "10"), ("memcg.limit", "3M")], 20_000);
     let usage = r.memcg.iter().find(|(n, _)| *n == "usage_in_bytes").expect("a group").1;
     assert!(vm(&r, "nr_zspages") > 0 && vm(&r, "zswpout") > 0);
-    // Pages on the per-CPU lists are free but outside nr_free_pages.
+    // Pages on the per-CPU lists are free but outside nr_free_pages. The swap
+    // cache's tree nodes (v5.9..v6.17) are slab charged to no group; this run has
+    // no files, so all of its slab is theirs.
     let on_pcp: u64 = r.zones.iter().flat_map(|z| &z.pagesets).map(|p| p.count as u64).sum();
-    assert_eq!(usage / 4096, MEMORY_PAGES as u64 - vm(&r, "nr_free_pages") - on_pcp);
+    let swap_nodes = vm(&r, "nr_slab_reclaimable");
+    assert!(swap_nodes > 0, "the swap cache holds shadows");
+    assert_eq!(usage / 4096, MEMORY_PAGES as u64 - vm(&r, "nr_free_pages") - on_pcp - swap_nodes);
 }

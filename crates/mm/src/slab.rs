@@ -173,6 +173,8 @@ pub struct Slab {
     node_lrus: Vec<(VecDeque<TreeNode>, u64)>,
     /// The swap cache's leaf nodes, by slot / 64.
     swap_nodes: Vec<Node>,
+    /// How many of them exist (their objects are in `xa_node`).
+    swap_node_objects: u64,
 }
 
 /// A leaf node of a page-cache tree: a file's, or the swap cache's.
@@ -203,6 +205,7 @@ impl Default for Slab {
             inode_lru: VecDeque::new(),
             node_lrus: vec![(VecDeque::new(), 0)],
             swap_nodes: Vec::new(),
+            swap_node_objects: 0,
         }
     }
 }
@@ -235,6 +238,15 @@ impl Slab {
         if nrpages > 0 {
             self.nr_inode_unused_with_pages = self.nr_inode_unused_with_pages.wrapping_add_signed(delta);
         }
+    }
+
+    /// Pages of the `xa_node` cache that hold the swap cache's nodes: kernel
+    /// memory charged to no group (the file nodes share the cache, packed first).
+    pub fn swap_node_pages(&self) -> u64 {
+        let c = &self.xa_node;
+        let file_pages =
+            ((c.objects - self.swap_node_objects) * c.pages_per_slab as u64).div_ceil(c.objs_per_slab as u64);
+        c.pages().saturating_sub(file_pages)
     }
 
     /// Shadow-only nodes on `cg`'s list (the kernel's per-memcg `list_lru` count).
@@ -271,6 +283,11 @@ impl Slab {
             self.swap_nodes.resize(chunk as usize + 1, Node::default());
         }
         let step = step_node(&mut self.swap_nodes[chunk as usize], old, new);
+        match (step.0.exists(), step.1.exists()) {
+            (false, true) => self.swap_node_objects += 1,
+            (true, false) => self.swap_node_objects -= 1,
+            _ => {}
+        }
         self.node_changed(CgId::ROOT, TreeNode::Swap(chunk), step);
     }
 
@@ -583,6 +600,8 @@ impl Mm {
             nodes += n.exists() as u64;
             shadow_only += n.shadow_only() as u64;
         }
+        let swap_nodes = s.swap_nodes.iter().filter(|n| n.exists()).count() as u64;
+        assert_eq!(s.swap_node_objects, swap_nodes, "swap-cache node objects");
         assert_eq!(s.node_lrus.iter().map(|l| l.1).sum::<u64>(), s.shadow_nodes, "per-group shadow nodes");
         assert_eq!((s.xa_node.objects, s.shadow_nodes), (nodes, shadow_only), "tree node counts");
         assert_eq!((s.dentry.objects, s.inode.objects), (dentries, inodes), "dentry/inode objects");

@@ -36,9 +36,14 @@ fn memory_low_keeps_the_services_working_set_resident() {
     assert!(svc_ns(&protected) * 2 < svc_ns(&open), "{} vs {}", svc_ns(&protected), svc_ns(&open));
     assert!(protected.get("pswpin").unwrap() > 0, "the batch tenant still swaps");
     // Issue #21: protected, the service refaults under 10% of the batch tenant;
-    // unprotected, in proportion to its size (24M vs 80M) or more.
+    // unprotected, it faults in proportion to its size (24M vs 80M) or more, and
+    // its refaults are no longer negligible (above 10% of the batch tenant's).
+    // Refaults count only the swap-ins whose shadow survived, and on v6.12 the
+    // swap cache's shadow nodes are the root's and trimmed (docs/model.md).
     assert!(refaults(&protected, "svc") * 10 < refaults(&protected, "batch"));
-    assert!(refaults(&open, "svc") * 80 >= refaults(&open, "batch") * 24 / 2);
+    let faults = |r: &RunReport, p| stat(r, p, "pgmajfault");
+    assert!(faults(&open, "svc") * 80 >= faults(&open, "batch") * 24 / 2);
+    assert!(refaults(&open, "svc") * 10 > refaults(&open, "batch"));
     // The group totals add up to the machine's.
     let sum = refaults(&open, "svc") + refaults(&open, "batch");
     assert_eq!(sum, open.get("workingset_refault_anon").unwrap());

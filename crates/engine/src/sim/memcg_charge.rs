@@ -28,9 +28,11 @@ pub(super) enum ChargeTo {
 impl Machine {
     /// Pages charged to the group (S-MC1: every allocated frame but the zram pool).
     fn memcg_charged(&self) -> u64 {
-        // The zram pool is kernel memory charged to no group; zswap's is
-        // charged to the group of the pages it holds (`obj_cgroup_charge_zswap`).
-        self.mm.frames.len() as u64 - self.mm.nr_free_frames() - self.mm.zram.as_ref().map_or(0, mm::ZramPool::pages)
+        // The zram pool and the swap cache's tree nodes are kernel memory
+        // charged to no group; zswap's pool is charged to the group of the pages
+        // it holds (`obj_cgroup_charge_zswap`).
+        let uncharged = self.mm.zram.as_ref().map_or(0, mm::ZramPool::pages) + self.mm.slab.swap_node_pages();
+        self.mm.frames.len() as u64 - self.mm.nr_free_frames() - uncharged
     }
 
     /// Whose limit a page of `owner` is charged against, if any.
