@@ -32,14 +32,7 @@ impl Machine {
     #[inline]
     pub(super) fn try_hit(&mut self, a: Access) -> bool {
         match a {
-            Access::Mem { region, page, write } => {
-                let pte = &mut self.mm.regions[region.0 as usize].ptes[page as usize];
-                if pte.is_present() {
-                    pte.touch(write);
-                    return true;
-                }
-                false
-            }
+            Access::Mem { region, page, write } => self.try_hit_mem(region, page, write),
             Access::FileRead { file, page } => {
                 if let Some(pfn) = self.mm.files[file.0 as usize].cache[page as usize].pfn() {
                     self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
@@ -58,6 +51,17 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// [`Machine::try_hit`] of a load or store to page `page` of `region`.
+    #[inline(always)]
+    pub(super) fn try_hit_mem(&mut self, region: mm::RegionId, page: u32, write: bool) -> bool {
+        let pte = &mut self.mm.regions[region.0 as usize].ptes[page as usize];
+        if pte.is_present() {
+            pte.touch(write);
+            return true;
+        }
+        false
     }
 
     /// The slow path: faults and page-cache misses. Returns (latency, of which reclaim stall).

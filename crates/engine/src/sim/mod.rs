@@ -316,6 +316,18 @@ impl Sim {
             let (access, started) = match th.pending.take() {
                 Some(p) => p,
                 None => match th.program.next() {
+                    // The resident hit, tested on the fields as the program returned
+                    // them (moving the whole access into the pair below first made one
+                    // load span two of the program's stores, which the CPU cannot
+                    // forward: a stall on every access).
+                    Step::Access(Access::Mem { region, page, write }) if m.try_hit_mem(region, page, write) => {
+                        th.clock += access_ns;
+                        th.count_hit(Access::Mem { region, page, write });
+                        if m.must_yield(th.clock, limit, &mut horizon) {
+                            break;
+                        }
+                        continue;
+                    }
                     Step::Access(a) => (a, th.clock),
                     Step::Think(ns) => {
                         let at = th.clock;
