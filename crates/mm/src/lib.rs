@@ -35,7 +35,7 @@ pub use swap::{SwapMap, SwapSlot};
 pub use vmstat::{VmEvent, VmStat};
 pub use zone::{Watermark, Zone, ZoneId, ZoneSpan, ZoneStat, MAX_NR_ZONES};
 pub use zram::{MmStat, ZramConfig, ZramPool};
-pub use zswap::{Zswap, ZswapConfig, ZswapStat};
+pub use zswap::{Zswap, ZswapConfig, ZswapCtx, ZswapStat};
 
 /// Page size in bytes. KERNEL: 4 KiB base pages on x86-64 (`PAGE_SHIFT` 12).
 pub const PAGE_SIZE: u64 = 4096;
@@ -284,7 +284,8 @@ impl Mm {
         let (slot, key, before) = (self.frames[pfn].swap, self.page_key(pfn), self.nr_zspages());
         let cg = self.group_of(self.frames[pfn].owner);
         let z = self.zswap.as_mut()?;
-        let outcome = z.store(&mut self.frames, &mut self.stat, &self.swap, &self.cgroups, cg, slot, key);
+        let mut cx = ZswapCtx { frames: &mut self.frames, stat: &mut self.stat, swap: &self.swap, tree: &self.cgroups };
+        let outcome = z.store(&mut cx, cg, slot, key);
         self.settle_zswap_charges();
         self.count_pool_pages(before);
         Some(outcome)
@@ -318,7 +319,8 @@ impl Mm {
     pub fn zswap_shrinker_scan(&mut self, nr_to_scan: u64) -> u64 {
         let before = self.nr_zspages();
         let Some(z) = &mut self.zswap else { return 0 };
-        let written = z.shrinker_scan(&mut self.frames, &mut self.stat, &self.swap, &self.cgroups, nr_to_scan);
+        let mut cx = ZswapCtx { frames: &mut self.frames, stat: &mut self.stat, swap: &self.swap, tree: &self.cgroups };
+        let written = z.shrinker_scan(&mut cx, nr_to_scan);
         self.settle_zswap_charges();
         self.count_pool_pages(before);
         written

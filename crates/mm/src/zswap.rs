@@ -99,6 +99,20 @@ enum Walk {
     Failed,
 }
 
+/// What a store or a writeback works on beside the pool: the frames the pool
+/// takes, the counters, the swap map (a written-back slot may be in the swap
+/// cache) and the memory cgroup tree (its zswap limits and writeback switches).
+pub struct ZswapCtx<'a> {
+    /// The machine's page frames.
+    pub frames: &'a mut FrameTable,
+    /// `/proc/vmstat`.
+    pub stat: &'a mut VmStat,
+    /// The swap device's slots and swap cache.
+    pub swap: &'a SwapMap,
+    /// The cgroup tree.
+    pub tree: &'a Cgroups,
+}
+
 /// Why a group's LRU walk did not write back (`shrink_memcg()`'s errors).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum NoWriteback {
@@ -264,36 +278,26 @@ impl Zswap {
     /// back first and is refused if that fails; a full pool refuses the page
     /// and runs the pool-limit worker (S-ZS2); any refusal drops a stale
     /// entry of the slot, as the device will hold the page.
-    #[allow(clippy::too_many_arguments)]
-    pub fn store(
-        &mut self,
-        frames: &mut FrameTable,
-        stat: &mut VmStat,
-        swap: &SwapMap,
-        tree: &Cgroups,
-        cg: CgId,
-        slot: u32,
-        key: u64,
-    ) -> Store {
-        let outcome = if !self.group_may_store(tree, cg) && self.shrink_memcg(frames, stat, swap, tree, cg).is_err() {
+    pub fn store(&mut self, cx: &mut ZswapCtx, cg: CgId, slot: u32, key: u64) -> Store {
+        let outcome = if !self.group_may_store(cx.tree, cg) && self.shrink_memcg(cx, cg).is_err() {
             Store::GroupLimit
         } else if self.check_limits() {
             Store::Full
         } else {
             self.detach(slot);
-            if self.pool.write(frames, slot, key) {
+            if self.pool.write(cx.frames, slot, key) {
                 self.attach(slot, cg);
                 Store::Stored
             } else {
-                self.pool.free(frames, slot);
+                self.pool.free(cx.frames, slot);
                 self.stat.reject_alloc_fail += 1;
                 Store::AllocFail
             }
         };
         if outcome != Store::Stored {
-            self.invalidate(frames, slot);
+            self.invalidate(cx.frames, slot);
             if self.reached_full {
-                self.shrink_worker(frames, stat, swap, tree);
+                self.shrink_worker(cx);
             }
             return outcome;
         }
@@ -301,7 +305,7 @@ impl Zswap {
             self.lru_add(slot);
         }
         self.referenced[slot as usize] = self.cfg.second_chance;
-        stat.count(VmEvent::Zswpout, 1);
+        cx.stat.count(VmEvent::Zswpout, 1);
         Store::Stored
     }
 
@@ -383,18 +387,11 @@ impl Zswap {
     }
 
     /// `shrink_memcg()`: one step of `cg`'s LRU walk; `Ok` if it wrote an entry back.
-    fn shrink_memcg(
-        &mut self,
-        frames: &mut FrameTable,
-        stat: &mut VmStat,
-        swap: &SwapMap,
-        tree: &Cgroups,
-        cg: CgId,
-    ) -> Result<(), NoWriteback> {
-        if !tree.zswap_writeback(cg) {
+    fn shrink_memcg(&mut self, cx: &mut ZswapCtx, cg: CgId) -> Result<(), NoWriteback> {
+        if !cx.tree.zswap_writeback(cg) {
             return Err(NoWriteback::NoCandidate);
         }
-        match self.walk_one(frames, stat, swap, cg) {
+        match self.walk_one(cx, cg) {
             Walk::Empty => Err(NoWriteback::NoCandidate),
             Walk::Written => Ok(()),
             Walk::Rotated | Walk::Failed => Err(NoWriteback::Again),
@@ -406,11 +403,11 @@ impl Zswap {
     /// at the accept threshold. It gives up after [`MAX_RECLAIM_RETRIES`]
     /// failures: a step that wrote nothing, or a round of the tree in which
     /// no group had an entry it could write.
-    fn shrink_worker(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap, tree: &Cgroups) {
+    fn shrink_worker(&mut self, cx: &mut ZswapCtx) {
         let thr = self.accept_thr_pages();
         let (mut failures, mut attempts) = (0, 0);
         loop {
-            self.next_shrink = tree.iter_next(self.next_shrink);
+            self.next_shrink = cx.tree.iter_next(self.next_shrink);
             match self.next_shrink {
                 None => {
                     if attempts == 0 {
@@ -421,7 +418,7 @@ impl Zswap {
                     }
                     attempts = 0;
                 }
-                Some(cg) => match self.shrink_memcg(frames, stat, swap, tree, cg) {
+                Some(cg) => match self.shrink_memcg(cx, cg) {
                     Err(NoWriteback::NoCandidate) => {}
                     r => {
                         attempts += 1;
@@ -473,22 +470,15 @@ impl Zswap {
     /// whose writeback is on, writing back each unreferenced one; returns the
     /// number written. Meeting a page already in the swap cache ends a
     /// group's walk: it has reached the warm entries (`LRU_STOP`).
-    pub fn shrinker_scan(
-        &mut self,
-        frames: &mut FrameTable,
-        stat: &mut VmStat,
-        swap: &SwapMap,
-        tree: &Cgroups,
-        nr_to_scan: u64,
-    ) -> u64 {
+    pub fn shrinker_scan(&mut self, cx: &mut ZswapCtx, nr_to_scan: u64) -> u64 {
         let (mut written, mut walked) = (0, 0);
-        for cg in tree.subtree(CgId::ROOT) {
-            if !tree.zswap_writeback(cg) {
+        for cg in cx.tree.subtree(CgId::ROOT) {
+            if !cx.tree.zswap_writeback(cg) {
                 continue;
             }
             while walked < nr_to_scan {
                 walked += 1;
-                match self.walk_one(frames, stat, swap, cg) {
+                match self.walk_one(cx, cg) {
                     Walk::Empty => {
                         walked -= 1;
                         break;
@@ -506,7 +496,7 @@ impl Zswap {
     /// referenced entry loses its bit and rotates; any other is decompressed,
     /// freed and queued for its device write (`zswap_writeback_entry`), unless
     /// its page is in the swap cache already (a load that kept the entry).
-    fn walk_one(&mut self, frames: &mut FrameTable, stat: &mut VmStat, swap: &SwapMap, cg: CgId) -> Walk {
+    fn walk_one(&mut self, cx: &mut ZswapCtx, cg: CgId) -> Walk {
         let slot = self.group(cg).head;
         if slot == NIL {
             return Walk::Empty;
@@ -516,18 +506,18 @@ impl Zswap {
             self.lru_add(slot);
             return Walk::Rotated;
         }
-        if swap.slot(slot).cache.pfn().is_some() {
+        if cx.swap.slot(slot).cache.pfn().is_some() {
             self.lru_del(slot);
             self.stat.reject_reclaim_fail += 1;
             return Walk::Failed;
         }
-        self.invalidate(frames, slot);
+        self.invalidate(cx.frames, slot);
         self.pending.push(slot);
         self.stat.written_back_pages += 1;
-        stat.count(VmEvent::Zswpwb, 1);
+        cx.stat.count(VmEvent::Zswpwb, 1);
         // __swap_writepage(): a device write like any swap-out.
-        stat.count(VmEvent::Pswpout, 1);
-        stat.count(VmEvent::Pgpgout, PAGE_SIZE / 1024);
+        cx.stat.count(VmEvent::Pswpout, 1);
+        cx.stat.count(VmEvent::Pgpgout, PAGE_SIZE / 1024);
         Walk::Written
     }
 
