@@ -150,7 +150,7 @@ fn open_input(path: &Path) -> Result<(Box<dyn BufRead>, String)> {
 }
 
 /// Opens a reclaimsim trace (`-` = stdin); bad input is a usage error.
-fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead>>> {
+fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead + Send>>> {
     experiment::open_trace(path).map_err(|e| usage(e.0))
 }
 

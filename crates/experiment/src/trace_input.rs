@@ -13,15 +13,16 @@ use std::rc::Rc;
 use trace::{Header, TraceReader};
 
 /// Opens a reclaimsim trace (`-` = standard input); the error names the file
-/// and, for a bad header, the byte offset.
-pub fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead>>, InputError> {
+/// and, for a bad header, the byte offset. A compressed trace is decoded on
+/// another core, ahead of the replay.
+pub fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead + Send>>, InputError> {
     let label = path.display().to_string();
-    let input: Box<dyn BufRead> = if path == Path::new("-") {
+    let input: Box<dyn BufRead + Send> = if path == Path::new("-") {
         Box::new(BufReader::with_capacity(1 << 16, std::io::stdin()))
     } else {
         Box::new(BufReader::with_capacity(1 << 16, File::open(path).map_err(|e| InputError(format!("{label}: {e}")))?))
     };
-    TraceReader::open(input, &label).map_err(|e| InputError(e.to_string()))
+    TraceReader::open_prefetched(input, &label).map_err(|e| InputError(e.to_string()))
 }
 
 /// A trace being replayed by a prepared run; read it after the run.

@@ -45,12 +45,15 @@ pub struct SlabCache {
     pub pages_per_slab: u32,
     objects: u64,
     pages: Vec<Pfn>,
+    /// `objects` when the cache last held all the pages they need (`u64::MAX`
+    /// while short): an unchanged count needs no new `sync`.
+    synced: u64,
 }
 
 impl SlabCache {
     /// An empty cache.
     pub const fn new(name: &'static str, objs_per_slab: u32, pages_per_slab: u32) -> SlabCache {
-        SlabCache { name, objs_per_slab, pages_per_slab, objects: 0, pages: Vec::new() }
+        SlabCache { name, objs_per_slab, pages_per_slab, objects: 0, pages: Vec::new(), synced: 0 }
     }
     /// Live objects.
     pub fn objects(&self) -> u64 {
@@ -66,15 +69,26 @@ impl SlabCache {
     }
     /// Takes or frees frames until the cache holds the pages its objects
     /// need (S-SL2: short while no frame is free).
+    #[inline]
     fn sync(&mut self, frames: &mut FrameTable) {
+        if self.objects != self.synced {
+            self.resize(frames);
+        }
+    }
+
+    fn resize(&mut self, frames: &mut FrameTable) {
         let want = self.pages_needed();
         while (self.pages.len() as u64) < want {
-            let Some(pfn) = frames.alloc(Owner::KERNEL, 0, 0) else { break };
+            let Some(pfn) = frames.alloc(Owner::KERNEL, 0, 0) else {
+                self.synced = u64::MAX;
+                return;
+            };
             self.pages.push(pfn);
         }
         while self.pages.len() as u64 > want {
             frames.free(self.pages.pop().expect("more pages than wanted"));
         }
+        self.synced = self.objects;
     }
 }
 

@@ -6,7 +6,8 @@
 //!
 //! **Architecture invariant:** this crate opens no files and reads no clock.
 //! Readers take an `impl BufRead` plus a source label for errors; scratch
-//! storage for Belady is supplied by the caller. Everything streams: memory
+//! storage for Belady is supplied by the caller. The one thread it starts
+//! is [`prefetch`]'s read-ahead, which changes no byte the reader sees. Everything streams: memory
 //! depends on the number of distinct pages, never on the trace length.
 #![deny(missing_docs)]
 
@@ -14,6 +15,7 @@ pub mod belady;
 pub mod convert;
 pub mod error;
 pub mod format;
+pub mod prefetch;
 pub mod reader;
 pub mod refs;
 pub mod sample;

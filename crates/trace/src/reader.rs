@@ -9,6 +9,7 @@
 
 use crate::error::{ErrorKind, Location, TraceError};
 use crate::format::{read_header, Header, Item, Record, RecordCodec};
+use crate::prefetch::Prefetch;
 use std::io::{BufRead, Read};
 
 /// SIM-CHOICE: bytes of decoded trace read at a time (about 13k-22k records).
@@ -17,6 +18,8 @@ pub const BLOCK_BYTES: usize = 1 << 18;
 enum Body<R: BufRead> {
     Raw(R),
     Zstd(Box<zstd::stream::read::Decoder<'static, R>>),
+    /// A zstd body decoded by a read-ahead thread ([`TraceReader::open_prefetched`]).
+    Prefetch(Prefetch),
 }
 
 impl<R: BufRead> Read for Body<R> {
@@ -24,6 +27,7 @@ impl<R: BufRead> Read for Body<R> {
         match self {
             Body::Raw(r) => r.read(buf),
             Body::Zstd(d) => d.read(buf),
+            Body::Prefetch(p) => p.read(buf),
         }
     }
 }
@@ -55,13 +59,21 @@ pub struct TraceReader<R: BufRead> {
 
 impl<R: BufRead> TraceReader<R> {
     /// Reads the header from `input`; `source` names the input in errors.
-    pub fn open(mut input: R, source: &str) -> Result<TraceReader<R>, TraceError> {
+    pub fn open(input: R, source: &str) -> Result<TraceReader<R>, TraceError> {
+        Self::open_with(input, source, |d| Ok(Body::Zstd(Box::new(d))))
+    }
+
+    fn open_with(
+        mut input: R,
+        source: &str,
+        zstd_body: impl FnOnce(zstd::stream::read::Decoder<'static, R>) -> std::io::Result<Body<R>>,
+    ) -> Result<TraceReader<R>, TraceError> {
         let (header, len) = read_header(&mut input)
             .map_err(|p| TraceError::new(source, Location::Byte(p.offset), ErrorKind::Malformed, p.message))?;
         let body = if header.compressed {
-            let d = zstd::stream::read::Decoder::with_buffer(input)
-                .map_err(|e| TraceError::io(source, Location::Byte(len), &e))?;
-            Body::Zstd(Box::new(d))
+            zstd::stream::read::Decoder::with_buffer(input)
+                .and_then(zstd_body)
+                .map_err(|e| TraceError::io(source, Location::Byte(len), &e))?
         } else {
             Body::Raw(input)
         };
@@ -192,6 +204,14 @@ impl<R: BufRead> TraceReader<R> {
                 Ok(None)
             }
         }
+    }
+}
+
+impl<R: BufRead + Send + 'static> TraceReader<R> {
+    /// [`TraceReader::open`], with a compressed body decoded on another core
+    /// by a read-ahead thread (same records, same errors; less wall time).
+    pub fn open_prefetched(input: R, source: &str) -> Result<TraceReader<R>, TraceError> {
+        Self::open_with(input, source, |d| Ok(Body::Prefetch(Prefetch::new(d, BLOCK_BYTES)?)))
     }
 }
 

@@ -254,3 +254,31 @@ fn records_straddling_read_blocks_round_trip_and_bad_ones_are_located() {
         )
     );
 }
+
+/// Reads `bytes` with the read-ahead thread decoding the compressed body.
+fn read_prefetched(bytes: Vec<u8>) -> Result<Vec<Record>, trace::TraceError> {
+    let mut r = TraceReader::open_prefetched(std::io::Cursor::new(bytes), "t.rtrace")?;
+    let mut out = Vec::new();
+    while let Some(rec) = r.next_record()? {
+        out.push(rec);
+    }
+    Ok(out)
+}
+
+#[test]
+fn prefetched_reading_gives_the_same_records_and_the_same_errors() {
+    use trace::reader::BLOCK_BYTES;
+    let h = Header { compressed: true, ..header(true, true) };
+    let n = 3 * BLOCK_BYTES / 20 + 7;
+    let recs: Vec<Record> =
+        (0..n as u64).map(|i| Record { event: every_kind()[(i % 4) as usize].event, time_ns: i }).collect();
+    let bytes = write(&h, &recs);
+    assert_eq!(read_prefetched(bytes.clone()).unwrap(), recs);
+    // A truncated zstd frame fails where the plain reader fails, with the same message.
+    let cut = bytes[..bytes.len() - 10].to_vec();
+    let plain = read(&cut).unwrap_err().to_string();
+    assert_eq!(read_prefetched(cut).unwrap_err().to_string(), plain);
+    // An uncompressed trace reads as before (no thread).
+    let raw = write(&header(true, false), &recs);
+    assert_eq!(read_prefetched(raw).unwrap(), recs);
+}
