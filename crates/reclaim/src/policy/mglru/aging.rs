@@ -21,9 +21,11 @@
 //! reads PTEs to decide this, but only the entries the kernel would read are
 //! charged as CPU work.
 //!
-//! Simplification S-MG5: the v6.12 and v6.14 models keep v6.1's look-around
+//! Simplification S-MG5: the v6.12 model keeps v6.1's look-around
 //! (activation without a walk context, every young page updated with one);
-//! from v6.3 the kernel updates every young page in place.
+//! from v6.3 the kernel updates every young page in place. The v6.14 model
+//! has v6.14's: pages on no generation are skipped, and without a walk a
+//! page is marked on its first look and activated on its second.
 
 use super::bloom::TableKey;
 use super::gens::{folio_gen, gen_from_seq, type_of, ANON, FILE, MAX_NR_GENS, MIN_LRU_BATCH};
@@ -59,16 +61,19 @@ pub struct MmStats {
 /// A young PTE the walk or look-around may use (`get_pte_pfn` + `get_pfn_folio`):
 /// clears its accessed bit, moves its dirty bit into `PG_dirty` with the dirty
 /// accounting of `folio_mark_dirty()` (not for anon pages without a swap slot,
-/// dirty by nature) and returns the page.
+/// dirty by nature) and returns the page. v6.14 (`skip_isolated`) leaves pages
+/// on no generation alone, so an isolated page keeps its young PTE for its
+/// own reference check.
 fn take_young(
     pte: &mut Pte,
     frames: &mut FrameTable,
     dirty: &mut DirtyState,
     stat: &mut VmStat,
     can_swap: bool,
+    skip_isolated: bool,
 ) -> Option<Pfn> {
     let pfn = pte.pfn()?;
-    if !pte.young() || (!can_swap && frames[pfn].is_anon()) {
+    if !pte.young() || (!can_swap && frames[pfn].is_anon()) || (skip_isolated && folio_gen(&frames[pfn]).is_none()) {
         return None;
     }
     pte.test_clear_young();
@@ -188,7 +193,9 @@ impl Mglru {
             let (s, e) = (c * PTRS_PER_PTE, ((c + 1) * PTRS_PER_PTE).min(n));
             let mut young = 0;
             for i in s..e {
-                let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap) else {
+                let Some(pfn) =
+                    take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework)
+                else {
                     continue;
                 };
                 young += 1;
@@ -269,11 +276,27 @@ impl Mglru {
         let mut stale = [0 as Pfn; MIN_LRU_BATCH as usize];
         let mut nr_stale = 0;
         for i in start..end {
-            let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap) else { continue };
+            let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework)
+            else {
+                continue;
+            };
             young += 1;
             if walk && !v6_1 {
                 self.update_gen(frames, pfn, new_gen);
                 continue;
+            }
+            if self.refs.rework {
+                // v6.14 without a walk (`lru_gen_set_refs`): the first look
+                // marks the page; the second activates it if it is not in the
+                // youngest generation yet.
+                let f = &mut frames[pfn];
+                if !f.flags.has(PageFlags::REFERENCED) && !f.flags.has(PageFlags::WORKINGSET) {
+                    f.flags.set(PageFlags::REFERENCED);
+                    super::gens::set_refs_counter(f, 0);
+                    continue;
+                }
+                self.refs.clear(f);
+                f.flags.set(PageFlags::WORKINGSET);
             }
             match folio_gen(&frames[pfn]) {
                 // Isolated by the eviction: tell shrink_folio_list.

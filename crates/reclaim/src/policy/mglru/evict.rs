@@ -189,6 +189,18 @@ impl Mglru {
         let reclaimed = pageout::shrink_folio_list(mm, self, sc, env, &mut list, &mut stat);
         sc.nr_reclaimed += reclaimed;
         for &pfn in &list {
+            if self.refs.rework {
+                // v6.14: only a page that would join the oldest generation is
+                // made active (its refs cleared); the others keep PG_referenced
+                // for their next look.
+                if self.folio_seq(&mm.frames[pfn], false) == self.lrugen.min_seq[type_of(&mm.frames[pfn])] {
+                    let f = &mut mm.frames[pfn];
+                    self.refs.clear(f);
+                    f.flags.set(PageFlags::ACTIVE);
+                }
+                self.lru_gen_add_folio(mm, pfn, false);
+                continue;
+            }
             let f = &mut mm.frames[pfn];
             if f.flags.has(PageFlags::RECLAIM) && (f.flags.has(PageFlags::DIRTY) || f.flags.has(PageFlags::WRITEBACK)) {
                 // Restore what isolation cleared; lru_gen_add_folio places it.
@@ -218,8 +230,9 @@ impl FolioHooks for Mglru {
     fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> References {
         // folio_update_gen() found it young while it was isolated (look-around
         // from a neighbour): keep it. The kernel tests the mapcount; the
-        // simulator looks at the mappings without charging a walk.
-        if mm.frames[pfn].flags.has(PageFlags::REFERENCED) && rmap::folio_mapped(mm, pfn) {
+        // simulator looks at the mappings without charging a walk. v6.14
+        // dropped this test: PG_referenced is then the first look's mark.
+        if !self.refs.rework && mm.frames[pfn].flags.has(PageFlags::REFERENCED) && rmap::folio_mapped(mm, pfn) {
             return References::Keep;
         }
         let mut young_at = std::mem::take(&mut self.young_at);

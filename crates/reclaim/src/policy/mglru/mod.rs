@@ -44,7 +44,7 @@ use crate::rmap::Mapping;
 use aging::MmStats;
 use bloom::Bloom;
 use gens::{type_of, LruGen, ANON, FILE, MAX_NR_GENS, MIN_NR_GENS};
-use mm::{Mm, PageFlags, Pfn, Shadow, VmEvent};
+use mm::{Frame, Mm, PageFlags, Pfn, Shadow, VmEvent};
 use pid::Pid;
 use refs::Refs;
 
@@ -121,21 +121,15 @@ impl Mglru {
         self.evict_folios(mm, sc, env, swappiness)
     }
 
-    /// `lru_gen_add_folio()`: where a page enters (`lru_gen_folio_seq`).
-    fn lru_gen_add_folio(&mut self, mm: &mut Mm, pfn: Pfn, reclaiming: bool) {
-        let f = &mm.frames[pfn];
+    /// `lru_gen_folio_seq()`: the generation a page joins (v6.14 by its
+    /// distance from `max_seq`; before, by its flags alone).
+    fn folio_seq(&self, f: &Frame, reclaiming: bool) -> u64 {
         let ty = type_of(f);
         let flags = f.flags;
         let waiting = (ty == ANON && !flags.has(PageFlags::SWAPCACHE))
             || (flags.has(PageFlags::RECLAIM) && (flags.has(PageFlags::DIRTY) || flags.has(PageFlags::WRITEBACK)));
-        if self.cfg.lru_gen.v6_12 && flags.has(PageFlags::ACTIVE) {
-            // v6.12: a page added active starts over (refs and PG_referenced cleared).
-            let f = &mut mm.frames[pfn];
-            gens::set_refs_counter(f, 0);
-            f.flags.clear(PageFlags::REFERENCED);
-        }
         let g = &self.lrugen;
-        let seq = if self.refs.rework {
+        if self.refs.rework {
             let ws = flags.has(PageFlags::WORKINGSET) as u64;
             let dist = if flags.has(PageFlags::ACTIVE) {
                 MIN_NR_GENS - ws
@@ -153,7 +147,19 @@ impl Mglru {
             g.min_seq[ty] + 1
         } else {
             g.min_seq[ty]
-        };
+        }
+    }
+
+    /// `lru_gen_add_folio()`: where a page enters (`lru_gen_folio_seq`).
+    fn lru_gen_add_folio(&mut self, mm: &mut Mm, pfn: Pfn, reclaiming: bool) {
+        let flags = mm.frames[pfn].flags;
+        if self.cfg.lru_gen.v6_12 && flags.has(PageFlags::ACTIVE) {
+            // v6.12: a page added active starts over (refs and PG_referenced cleared).
+            let f = &mut mm.frames[pfn];
+            gens::set_refs_counter(f, 0);
+            f.flags.clear(PageFlags::REFERENCED);
+        }
+        let seq = self.folio_seq(&mm.frames[pfn], reclaiming);
         self.lrugen.add(&mut mm.frames, pfn, seq, reclaiming);
     }
 }
