@@ -350,7 +350,14 @@ fn boot_scenario(
     let sim = replay::simulate(&machine, traces.into_iter().map(|(g, t, _)| (g, t)).collect()).map_err(err)?;
     let scenario = Scenario { name: label, ..sc.clone() };
     Ok(Some(Boot {
-        comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()),
+        comparison: Comparison::new(
+            scenario,
+            machine,
+            runs,
+            sim,
+            sim_started.elapsed().as_secs_f64(),
+            &args.phase_counters,
+        ),
         host_seconds,
         lru_gen,
         cached: from_cache,
