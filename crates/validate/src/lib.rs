@@ -24,6 +24,7 @@ mod guest;
 mod host;
 mod initramfs;
 mod phases;
+mod pipeline;
 mod qemu;
 mod replay;
 mod scenarios;
@@ -130,6 +131,10 @@ pub struct ValidateArgs {
     /// e.g. `pgactivate,pgrefill,pgscan_anon`).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub phase_counters: Vec<String>,
+    /// With a Debian kernel: simulator runs at once beside the boots (the
+    /// guests still boot one at a time); the results do not depend on N.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
     /// Rewrite the generated table section of this markdown file (docs/validation.md).
     #[arg(long, value_name = "FILE")]
     pub doc: Option<PathBuf>,

@@ -164,8 +164,8 @@ mod tests {
         let mut snaps = vec![snap(12, 0), snap(40, 2)];
         let sim_total = [("pswpin", 90), ("allocstall_normal", 6), ("swap_ra", 45)];
         // The scenario's own vmstat counters follow; a group's counter and a repeated one do not.
-        let t = PhaseTable::new(&["swap_ra", "hi.high", "pswpin", "swap_ra"], &k, &total, 30, &snaps, &sim_total)
-            .unwrap();
+        let t =
+            PhaseTable::new(&["swap_ra", "hi.high", "pswpin", "swap_ra"], &k, &total, 30, &snaps, &sim_total).unwrap();
         assert_eq!(t.counters.len(), COUNTERS.len() + 1);
         assert_eq!((t.counters[COUNTERS.len()].as_str(), t.cells[2][COUNTERS.len()]), ("swap_ra", (0.0, 25.0)));
         assert_eq!(t.ends, [10, 20, 30]);
