@@ -233,6 +233,9 @@ pub struct ShrinkCtx<'a> {
     pub cfg: ShrinkerConfig,
     /// Who reclaims (kswapd or not, for the steal counters).
     pub reclaimer: Reclaimer,
+    /// `sc->target_mem_cgroup`: memcg-aware shrinkers shrink the lists of
+    /// this group's subtree only (the root: every group's).
+    pub target: mm::CgId,
 }
 
 /// One registered shrinker (`struct shrinker`).
@@ -325,7 +328,7 @@ pub fn shrink_slab(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: &mut ScanCon
         lru_pages: sizes.inactive_file + sizes.active_file + anon,
     };
     let slab_before = mm.slab.reclaimable_pages();
-    let mut cx = ShrinkCtx { mm, policy, cfg, reclaimer: sc.reclaimer };
+    let mut cx = ShrinkCtx { mm, policy, cfg, reclaimer: sc.reclaimer, target: sc.target_memcg };
     let mut stolen = 0;
     let written_back = cx.mm.zswap.as_ref().map_or(0, |z| z.stat().written_back_pages);
     // Registration order: the workingset shrinker at boot, zswap's at its

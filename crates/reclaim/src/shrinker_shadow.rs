@@ -44,13 +44,16 @@ impl ShadowNodes {
     }
 
     /// Each list's excess over its limit, in tree order (one list, the
-    /// root's, with the forms that have a single limit).
+    /// root's, with the forms that have a single limit). With `lru/8` only the
+    /// lists of the reclaim target's subtree: `shrink_node_memcgs` calls
+    /// `shrink_slab` for the target and its descendants, so a group's own
+    /// reclaim never trims the root's list (where the swap cache's nodes sit).
     fn excess(cx: &ShrinkCtx) -> Vec<(CgId, u64)> {
         let slab = &cx.mm.slab;
         if cx.cfg.shadow_limit != ShadowLimit::Lru8 {
             return vec![(CgId::ROOT, slab.shadow_nodes.saturating_sub(Self::max_nodes(cx, CgId::ROOT)))];
         }
-        let groups = if cx.mm.cgroups.enabled() { cx.mm.cgroups.subtree(CgId::ROOT) } else { vec![CgId::ROOT] };
+        let groups = if cx.mm.cgroups.enabled() { cx.mm.cgroups.subtree(cx.target) } else { vec![CgId::ROOT] };
         groups
             .into_iter()
             .map(|g| (g, slab.shadow_nodes_of(g).saturating_sub(Self::max_nodes(cx, g))))

@@ -51,7 +51,7 @@ fn old() -> ShrinkerConfig {
 /// Runs one call of `s` and returns (batches scanned, nr_deferred afterwards, slabs_scanned).
 fn call(mm: &mut Mm, cfg: ShrinkerConfig, s: &Fake, p: Pressure) -> (Vec<u64>, u64, u64) {
     let mut policy = Classic::new(ReclaimConfig::default());
-    let mut cx = ShrinkCtx { mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Kswapd };
+    let mut cx = ShrinkCtx { mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Kswapd, target: CgId::ROOT };
     s.calls.borrow_mut().clear();
     do_shrink_slab(&mut cx, s, p);
     (s.calls.borrow().clone(), mm.slab.nr_deferred[0], mm.stat.get(VmEvent::SlabsScanned))
@@ -127,7 +127,7 @@ fn steal(reclaimer: Reclaimer) -> (Mm, Scanned) {
     let dirty = mm.cached_pages(file)[7].1;
     mm.set_page_dirty(dirty);
     let cfg = ShrinkerConfig { skip_cached_inodes: false, ..ShrinkerConfig::TODAY };
-    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer };
+    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer, target: CgId::ROOT };
     // Lists: 1 dentry, 0 inodes. A scan of 2 gives the dentry list 2 * 1 / (1 + 0 + 1) = 1:
     // the dentry, referenced by the later page insertions, is rotated; the next frees it.
     assert_eq!(SuperBlock.scan(&mut cx, 2), Scanned { freed: 0, stolen: 0 });
@@ -155,7 +155,8 @@ fn clean_inode_is_evicted_and_cached_one_skipped_since_v5_16() {
     for skip in [false, true] {
         let (mut mm, mut policy, file) = cached_file(64, 8);
         let cfg = ShrinkerConfig { skip_cached_inodes: skip, ..ShrinkerConfig::TODAY };
-        let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Kswapd };
+        let mut cx =
+            ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Kswapd, target: CgId::ROOT };
         SuperBlock.scan(&mut cx, 2);
         SuperBlock.scan(&mut cx, 2);
         // The unused inode has 8 pages: counted (and stolen, then evicted) only before v5.16.
@@ -175,7 +176,7 @@ fn clean_inode_is_evicted_and_cached_one_skipped_since_v5_16() {
 fn a_reopened_inode_gets_a_prunable_dentry() {
     let (mut mm, mut policy, file) = cached_file(64, 8);
     let cfg = ShrinkerConfig { skip_cached_inodes: false, ..ShrinkerConfig::TODAY };
-    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Direct };
+    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Direct, target: CgId::ROOT };
     SuperBlock.scan(&mut cx, 2);
     assert_eq!(SuperBlock.scan(&mut cx, 2).freed, 1, "the dentry goes, the inode is unused");
     // Page 7 leaves and comes back: a lookup makes a new, unreferenced dentry for the inode.
@@ -211,7 +212,7 @@ fn shadow_nodes_are_trimmed_above_the_limit() {
     assert_eq!((mm.slab.shadow_nodes, mm.slab.xa_node.objects()), (10, 10));
     let mut policy = Classic::new(ReclaimConfig::default());
     let cfg = ShrinkerConfig { shadow_limit: ShadowLimit::Present8, ..ShrinkerConfig::TODAY };
-    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Kswapd };
+    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Kswapd, target: CgId::ROOT };
     // v4.20+ without memory cgroups: max_nodes = 48 >> 3 = 6, freeable 4; seeks 0: delta = 4 / 2 = 2; total_scan = 2,
     // under a batch (128) and the cache (4): deferred 2.
     let p = Pressure { priority: 0, nr_scanned: 0, lru_pages: 0 };
@@ -229,11 +230,12 @@ fn shadow_nodes_are_trimmed_above_the_limit() {
     mm.check_slab();
 }
 
-#[test]
-fn swap_cache_shadows_are_the_root_groups_and_each_group_keeps_its_own_pages_worth() {
-    // v6.12 with a group `a`: a 128-page file of a's evicted to shadows (2 nodes on
-    // a's list) and 128 swap slots holding anon shadows (slots 1..=128: nodes 0, 1, 2,
-    // on the root's list: the swap cache is charged to no group).
+/// v6.12 with a group `a`: a 128-page file of a's evicted to shadows (2 nodes on
+/// a's list) and 128 swap slots holding anon shadows (slots 1..=128: nodes 0, 1, 2,
+/// on the root's list: the swap cache is charged to no group). a holds 16 pages
+/// of its own: it keeps 16 >> 3 = 2 nodes; the root holds none of its own (its
+/// 16 are a's): all 3 of its nodes are over the limit.
+fn swap_and_file_shadows() -> (Mm, CgId) {
     let mut mm = Mm::new(200, 256);
     mm.slab.swap_cache_nodes = true;
     let a = mm.cgroups.create("a");
@@ -248,18 +250,43 @@ fn swap_cache_shadows_are_the_root_groups_and_each_group_keeps_its_own_pages_wor
     }
     assert_eq!((mm.slab.shadow_nodes, mm.slab.xa_node.objects()), (5, 5));
     assert_eq!((mm.slab.shadow_nodes_of(CgId::ROOT), mm.slab.shadow_nodes_of(a)), (3, 2));
-    // a holds 16 pages of its own: it keeps 16 >> 3 = 2 nodes; the root holds none of
-    // its own (its 16 are a's): all 3 of its nodes are over the limit.
     mm.cgroups.charge(a, 16);
+    (mm, a)
+}
+
+#[test]
+fn swap_cache_shadows_are_the_root_groups_and_each_group_keeps_its_own_pages_worth() {
+    let (mut mm, a) = swap_and_file_shadows();
     let mut policy = Classic::new(ReclaimConfig::default());
-    let mut cx =
-        ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg: ShrinkerConfig::TODAY, reclaimer: Reclaimer::Kswapd };
+    let cfg = ShrinkerConfig::TODAY;
+    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Kswapd, target: CgId::ROOT };
     assert_eq!(ShadowNodes.count(&mut cx), 3);
     assert_eq!(ShadowNodes.scan(&mut cx, 3).freed, 3);
     assert_eq!((mm.slab.shadow_nodes_of(CgId::ROOT), mm.slab.shadow_nodes_of(a)), (0, 2));
     assert!((1..=128).all(|slot| mm.swap.slot(slot).cache.is_empty()), "the anon shadows are gone");
     assert_eq!(mm.files[0].cache.iter().filter(|e| e.as_shadow().is_some()).count(), 128);
     assert_eq!((mm.stat.get(VmEvent::WorkingsetNodereclaim), mm.slab.xa_node.objects()), (3, 2));
+    mm.check_slab();
+}
+
+/// A group's own reclaim (memory.high, memory.max, memory.reclaim) shrinks its
+/// subtree's lists only: the root's 3 excess nodes (the swap cache's) stay, and
+/// a's list is within its limit. With a's pages halved (8: 1 node kept) its
+/// one excess node goes (the one node `do_shrink_slab` asks for), still none
+/// of the root's.
+#[test]
+fn a_groups_reclaim_leaves_the_roots_swap_cache_nodes() {
+    let (mut mm, a) = swap_and_file_shadows();
+    let mut policy = Classic::new(ReclaimConfig::default());
+    let cfg = ShrinkerConfig::TODAY;
+    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Memcg, target: a };
+    assert_eq!(ShadowNodes.count(&mut cx), 0);
+    assert_eq!(ShadowNodes.scan(&mut cx, 3).freed, 0);
+    cx.mm.cgroups.uncharge(a, 8);
+    assert_eq!(ShadowNodes.count(&mut cx), 1);
+    assert_eq!(ShadowNodes.scan(&mut cx, 1).freed, 1);
+    assert_eq!((mm.slab.shadow_nodes_of(CgId::ROOT), mm.slab.shadow_nodes_of(a)), (3, 1));
+    assert!((1..=128).all(|slot| mm.swap.slot(slot).cache.as_shadow().is_some()), "the anon shadows stay");
     mm.check_slab();
 }
 
@@ -306,7 +333,7 @@ proptest! {
                     evict_to_shadow(&mut mm, file, i);
                 }
                 3 => {
-                    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Direct };
+                    let mut cx = ShrinkCtx { mm: &mut mm, policy: &mut policy, cfg, reclaimer: Reclaimer::Direct, target: CgId::ROOT };
                     let p = Pressure { priority: (i % 13) as i32, nr_scanned: 0, lru_pages: 0 };
                     do_shrink_slab(&mut cx, &ShadowNodes, p);
                     do_shrink_slab(&mut cx, &SuperBlock, p);

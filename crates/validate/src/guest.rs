@@ -53,6 +53,33 @@ struct Boot {
     cached: bool,
 }
 
+/// A row's kernel side, ready for its simulator run.
+struct Prepared {
+    machine: replay::Machine,
+    runs: Vec<KernelRun>,
+    traces: Vec<(String, driver::trace::Trace)>,
+    scenario: Scenario,
+    host_seconds: f64,
+    lru_gen: bool,
+    cached: bool,
+}
+
+impl Prepared {
+    /// Runs the simulator on the row's traces and compares it with the kernel's
+    /// runs (the phase table with `phase_counters`).
+    fn simulate(self, phase_counters: &[String]) -> Result<Boot> {
+        let started = Instant::now();
+        let sim = replay::simulate(&self.machine, self.traces).map_err(err)?;
+        let seconds = started.elapsed().as_secs_f64();
+        Ok(Boot {
+            comparison: Comparison::new(self.scenario, self.machine, self.runs, sim, seconds, phase_counters),
+            host_seconds: self.host_seconds,
+            lru_gen: self.lru_gen,
+            cached: self.cached,
+        })
+    }
+}
+
 /// `reclaimsim validate --kernel debian-*`.
 pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     let (set, too_new): (Vec<Scenario>, Vec<Scenario>) =
@@ -103,31 +130,44 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
     let started = Instant::now();
     let mut boots = Vec::new();
     let mut not_run = Vec::new();
-    for sc in &set {
-        let trace_dir = ScratchDir::new(&format!("trace{}", boots.len())).map_err(err)?;
-        // One trace, or one per tenant group.
-        let specs: Vec<(String, String)> = if sc.tenants.is_empty() {
-            vec![(String::new(), sc.pattern.clone())]
-        } else {
-            sc.tenants.iter().map(|t| (t.group.clone(), t.pattern.clone())).collect()
-        };
-        let traces = specs
-            .into_iter()
-            .map(|(group, spec)| trace_of(&spec, &trace_dir.0).map(|(t, d)| (group, t, d)))
-            .collect::<Result<Vec<_>>>()?;
-        drop(trace_dir);
-        for &lru_gen in &modes {
-            let Some(b) =
-                boot_scenario(args, family, &kernel, &payload, &qemu, sc, lru_gen, traces.clone(), boots.len())?
-            else {
-                not_run.push(format!("{} (lru_gen {})", sc.name, on_off(lru_gen)));
-                continue;
-            };
+    std::thread::scope(|scope| -> Result<()> {
+        let mut take = |b: Result<Boot>| -> Result<()> {
+            let b = b?;
             print!("{}", b.comparison.text());
             std::io::stdout().flush()?;
             boots.push(b);
+            Ok(())
+        };
+        let mut pipe = crate::pipeline::Pipeline::new(scope, args.jobs as usize);
+        let mut n = 0;
+        for sc in &set {
+            let trace_dir = ScratchDir::new(&format!("trace{n}")).map_err(err)?;
+            // One trace, or one per tenant group.
+            let specs: Vec<(String, String)> = if sc.tenants.is_empty() {
+                vec![(String::new(), sc.pattern.clone())]
+            } else {
+                sc.tenants.iter().map(|t| (t.group.clone(), t.pattern.clone())).collect()
+            };
+            let traces = specs
+                .into_iter()
+                .map(|(group, spec)| trace_of(&spec, &trace_dir.0).map(|(t, d)| (group, t, d)))
+                .collect::<Result<Vec<_>>>()?;
+            drop(trace_dir);
+            for &lru_gen in &modes {
+                let Some(p) = boot_scenario(args, family, &kernel, &payload, &qemu, sc, lru_gen, traces.clone(), n)?
+                else {
+                    not_run.push(format!("{} (lru_gen {})", sc.name, on_off(lru_gen)));
+                    continue;
+                };
+                n += 1;
+                let counters = &args.phase_counters;
+                if let Some(b) = pipe.push(move || p.simulate(counters)) {
+                    take(b)?;
+                }
+            }
         }
-    }
+        pipe.finish().into_iter().try_for_each(take)
+    })?;
     let total = started.elapsed().as_secs_f64();
     eprintln!("reclaimsim validate: {} boot(s) in {total:.0} s", boots.len());
     let direction = direction(&boots);
@@ -196,9 +236,10 @@ fn file_name(p: &Path) -> String {
     p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// Boots once for `sc` with `lru_gen`, runs the simulator on `traces` (one,
-/// or one per tenant group, with the digests the guest's drivers must print);
-/// `None` with `--cached` where the kernel's report is not cached.
+/// Boots once for `sc` with `lru_gen` (or reads the cached report) and sets up
+/// the simulator's machine for `traces` (one, or one per tenant group, with the
+/// digests the guest's drivers must print); `None` with `--cached` where the
+/// kernel's report is not cached.
 #[allow(clippy::too_many_arguments)]
 fn boot_scenario(
     args: &ValidateArgs,
@@ -210,7 +251,7 @@ fn boot_scenario(
     lru_gen: bool,
     traces: Vec<(String, driver::trace::Trace, driver::trace::Digest)>,
     n: usize,
-) -> Result<Option<Boot>> {
+) -> Result<Option<Prepared>> {
     let warmup = sc.warmup as u32;
     let (trace, digest) = (&traces[0].1, traces[0].2);
     let data_mb = (trace.file_pages > 0).then(|| (trace.file_pages as u64 * mm::PAGE_SIZE).div_ceil(1 << 20));
@@ -346,15 +387,9 @@ fn boot_scenario(
         knobs: sc.tenants.iter().flat_map(|t| t.knobs.iter().map(|(k, b)| (t.group.clone(), k.clone(), *b))).collect(),
         reclaims: sc.tenants.iter().filter_map(|t| Some((t.group.clone(), t.reclaim?))).collect(),
     };
-    let sim_started = Instant::now();
-    let sim = replay::simulate(&machine, traces.into_iter().map(|(g, t, _)| (g, t)).collect()).map_err(err)?;
     let scenario = Scenario { name: label, ..sc.clone() };
-    Ok(Some(Boot {
-        comparison: Comparison::new(scenario, machine, runs, sim, sim_started.elapsed().as_secs_f64()),
-        host_seconds,
-        lru_gen,
-        cached: from_cache,
-    }))
+    let traces = traces.into_iter().map(|(g, t, _)| (g, t)).collect();
+    Ok(Some(Prepared { machine, runs, traces, scenario, host_seconds, lru_gen, cached: from_cache }))
 }
 
 /// The swap size of `sc`: zram's, or the null_blk's.

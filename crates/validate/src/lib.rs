@@ -24,6 +24,7 @@ mod guest;
 mod host;
 mod initramfs;
 mod phases;
+mod pipeline;
 mod qemu;
 mod replay;
 mod scenarios;
@@ -126,6 +127,14 @@ pub struct ValidateArgs {
     /// reads /proc/vmstat at each boundary; 0: totals only).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub phases: u64,
+    /// With --phases: more `/proc/vmstat` counters in the phase table (comma-separated,
+    /// e.g. `pgactivate,pgrefill,pgscan_anon`).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub phase_counters: Vec<String>,
+    /// With a Debian kernel: simulator runs at once beside the boots (the
+    /// guests still boot one at a time); the results do not depend on N.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
     /// Rewrite the generated table section of this markdown file (docs/validation.md).
     #[arg(long, value_name = "FILE")]
     pub doc: Option<PathBuf>,
@@ -314,7 +323,7 @@ fn run_scenario(
     }
     let started = Instant::now();
     let report = replay::simulate(&machine, vec![(String::new(), trace)]).map_err(err)?;
-    Ok(Comparison::new(sc.clone(), machine, runs, report, started.elapsed().as_secs_f64()))
+    Ok(Comparison::new(sc.clone(), machine, runs, report, started.elapsed().as_secs_f64(), &[]))
 }
 
 fn kernel_run(

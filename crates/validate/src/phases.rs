@@ -60,8 +60,9 @@ fn report_stats(vmstat: &[(&'static str, u64)]) -> Stats {
 pub struct PhaseTable {
     /// The accesses at which each phase ends (the last: the run's end).
     pub ends: Vec<u64>,
-    /// The counters shown: [`COUNTERS`], then the scenario's own from `/proc/vmstat`.
-    pub counters: Vec<&'static str>,
+    /// The counters shown: [`COUNTERS`], then the scenario's own from `/proc/vmstat`,
+    /// then those asked for (`--phase-counters`).
+    pub counters: Vec<String>,
     /// Per phase, per counter: (kernel, simulator) deltas.
     pub cells: Vec<Vec<(f64, f64)>>,
 }
@@ -70,9 +71,10 @@ impl PhaseTable {
     /// Sets the kernel run's phases (`kernel`, cumulative, then its `total`)
     /// beside the simulator's snapshots (then its `sim_total`) for a run of
     /// `ops` accesses, on [`COUNTERS`] and the `extra` ones of `/proc/vmstat`
-    /// (`GROUP.COUNTER` names are left out); `None` when their phase counts differ.
+    /// (`GROUP.COUNTER` names are left out, and a counter named twice is shown
+    /// once); `None` when their phase counts differ.
     pub fn new(
-        extra: &[&'static str],
+        extra: &[&str],
         kernel: &[(u64, Stats)],
         total: &Stats,
         ops: u64,
@@ -89,8 +91,12 @@ impl PhaseTable {
         let mut ends: Vec<u64> = kernel.iter().map(|&(n, _)| n).collect();
         ends.push(ops);
         let zero = Stats::new();
-        let mut counters = COUNTERS.to_vec();
-        counters.extend(extra.iter().filter(|c| !c.contains('.') && !COUNTERS.contains(c)));
+        let mut counters: Vec<String> = COUNTERS.iter().map(|c| c.to_string()).collect();
+        for c in extra {
+            if !c.contains('.') && !counters.iter().any(|have| have == c) {
+                counters.push(c.to_string());
+            }
+        }
         let cells = (0..k.len())
             .map(|i| {
                 let (k0, s0) = if i == 0 { (&zero, &zero) } else { (&k[i - 1], &s[i - 1]) };
@@ -158,9 +164,10 @@ mod tests {
         let mut snaps = vec![snap(12, 0), snap(40, 2)];
         let sim_total = [("pswpin", 90), ("allocstall_normal", 6), ("swap_ra", 45)];
         // The scenario's own vmstat counters follow; a group's counter and a repeated one do not.
-        let t = PhaseTable::new(&["swap_ra", "hi.high", "pswpin"], &k, &total, 30, &snaps, &sim_total).unwrap();
+        let t =
+            PhaseTable::new(&["swap_ra", "hi.high", "pswpin", "swap_ra"], &k, &total, 30, &snaps, &sim_total).unwrap();
         assert_eq!(t.counters.len(), COUNTERS.len() + 1);
-        assert_eq!((t.counters[COUNTERS.len()], t.cells[2][COUNTERS.len()]), ("swap_ra", (0.0, 25.0)));
+        assert_eq!((t.counters[COUNTERS.len()].as_str(), t.cells[2][COUNTERS.len()]), ("swap_ra", (0.0, 25.0)));
         assert_eq!(t.ends, [10, 20, 30]);
         // pswpin is the first counter, allocstall the seventh: per phase (kernel, simulator).
         let col = |i: usize| t.cells.iter().map(|row| row[i]).collect::<Vec<_>>();
