@@ -42,7 +42,7 @@ fn as_many_cpus_as_actors_change_nothing() {
     // With cpus=2, kswapd takes the CPU the thread leaves while it waits for the
     // SSD; without a CPU count it has a CPU of its own. The per-CPU page lists then
     // differ, which shows once reclaim takes slab pages (the swap cache's tree
-    // nodes of v5.9..v6.17), so those are left out here.
+    // nodes of v6.3..v6.17), so those are left out here.
     let nodes_off = ("swap_cache_shadow_nodes", "0");
     for swap in ["zram:16M", "ssd:16M"] {
         let free = run(swap, &[nodes_off], 1, 20_000);

@@ -10,7 +10,7 @@ use mm::{RegionId, VmEvent};
 /// pages written one by one; returns the machine and the first page whose
 /// fault entered direct reclaim.
 fn fill_until_direct_reclaim(settings: &[(&str, &str)]) -> (Sim, RegionId, u32) {
-    // The swap cache's tree nodes (v5.9..v6.17) would take slab pages beside the
+    // The swap cache's tree nodes (v6.3..v6.17) would take slab pages beside the
     // lists as pages are swapped out: off, to keep the hand count below.
     let base = [
         ("memory", "4000K"),

@@ -80,7 +80,7 @@ fn the_pool_is_charged_to_the_memory_cgroup() {
     let usage = r.memcg.iter().find(|(n, _)| *n == "usage_in_bytes").expect("a group").1;
     assert!(vm(&r, "nr_zspages") > 0 && vm(&r, "zswpout") > 0);
     // Pages on the per-CPU lists are free but outside nr_free_pages. The swap
-    // cache's tree nodes (v5.9..v6.17) are slab charged to no group; this run has
+    // cache's tree nodes (v6.3..v6.17) are slab charged to no group; this run has
     // no files, so all of its slab is theirs.
     let on_pcp: u64 = r.zones.iter().flat_map(|z| &z.pagesets).map(|p| p.count as u64).sum();
     let swap_nodes = vm(&r, "nr_slab_reclaimable");

@@ -15,8 +15,9 @@
 //! through file descriptors are closed after each access (their dentry is
 //! unused and on the LRU from the first page on; a page-cache insertion marks
 //! it referenced), mapped files stay in use; S-SL4 the swap cache's tree
-//! nodes are modelled only while its shadow entries take them
-//! (`swap_cache_shadow_nodes`, v5.9..v6.17); S-SL7 a group's shadow-node
+//! nodes are modelled only while the shadow shrinker sees them
+//! (`swap_cache_shadow_nodes`, v6.3..v6.17; v5.9..v6.2's nodes, never
+//! trimmed, take no slab memory here); S-SL7 a group's shadow-node
 //! list is limited by its own charged pages (LRU pages, per-CPU stock and
 //! zswap pages), not its LRU and slab pages.
 
@@ -179,7 +180,7 @@ pub struct Slab {
     pub shadow_nodes: u64,
     /// `nr_deferred` of each shrinker, indexed by [`ShrinkerId`].
     pub nr_deferred: [u64; 3],
-    /// The swap cache's shadow entries take tree nodes (v5.9..v6.17; S-SL4).
+    /// The swap cache's shadow entries take tree nodes (v6.3..v6.17; S-SL4).
     pub swap_cache_nodes: bool,
     dentry_lru: VecDeque<FileId>,
     inode_lru: VecDeque<FileId>,

@@ -104,7 +104,7 @@ pub struct ShrinkerConfig {
     pub shadow_limit: ShadowLimit,
     /// `vm.vfs_cache_pressure`: dentry/inode counts are scaled by this percentage.
     pub vfs_cache_pressure: u32,
-    /// `swap_cache_shadow_nodes` (v5.9..v6.17): the swap cache's shadow entries take tree nodes.
+    /// `swap_cache_shadow_nodes` (v6.3..v6.17): the swap cache's tree nodes are on the shadow-node list.
     pub swap_cache_nodes: bool,
 }
 
@@ -198,8 +198,8 @@ pub const KNOBS: &[Knob<ShrinkerConfig>] = &[
     bool_knob!(
         "swap_cache_shadow_nodes",
         swap_cache_nodes,
-        History::Behaviour { since: Some(v(5, 9)), until: Some(v(6, 17)) },
-        "v5.9..v6.17: the swap cache's shadow entries take page-cache tree nodes (radix_tree_node slab), charged to no group: they sit on the root group's shadow-node list and the shadow shrinker trims them; v6.18's swap tables hold shadows without nodes"
+        History::Behaviour { since: Some(v(6, 3)), until: Some(v(6, 17)) },
+        "v6.3..v6.17: the swap cache's tree nodes (radix_tree_node slab), charged to no group, sit on the root group's shadow-node list and the shadow shrinker trims them (Yang Yang's \"swap_state: update shadow_nodes for anonymous page\", v6.3; from v5.9 the swap cache held shadows but its nodes were never trimmed); v6.18's swap tables hold shadows without nodes"
     ),
 ];
 

@@ -36,7 +36,7 @@ fn no_files_no_slab() {
     for k in ["nr_slab_reclaimable", "slabs_scanned", "workingset_nodes", "workingset_nodereclaim"] {
         assert_eq!(r.get(k), Some(0), "{k}");
     }
-    // v5.9..v6.17: its only slab is the swap cache's tree nodes, holding shadows.
-    let r = run("v6.2", &["anon:size=1.5x,pattern=seq,passes=2"]);
+    // v6.3..v6.17: its only slab is the swap cache's tree nodes, holding shadows.
+    let r = run("v6.12-classic", &["anon:size=1.5x,pattern=seq,passes=2"]);
     assert!(r.get("nr_slab_reclaimable").unwrap() > 0 && r.get("workingset_nodes").unwrap() > 0);
 }
