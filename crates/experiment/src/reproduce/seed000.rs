@@ -132,7 +132,7 @@ fn parallelio(
     let layout = SlabLayout::new(VALUE, (MEMPOOL * memory_mb * 1048576.0 / (VALUE + 4096) as f64) as u64);
     let store = layout.map_or(0.0, |l| l.pages() as f64 * 4096.0 / (memory_mb * 1048576.0));
     Ok(Table {
-        title: format!("parallelio, {kernels}: memcachetest beside background writes, swappiness 60 ({memory_mb}M memory, hdd)"),
+        title: format!("parallelio, {kernels}: memcachetest beside background writes, swappiness 60 ({memory_mb}M memory, fs on hdd, swap on ssd)"),
         variants: vec!["vanilla".into(), "lrucost".into()],
         metrics,
         notes: vec![
