@@ -51,13 +51,19 @@ fn seed_000_posted_series_cuts_refaults_after_warm_up() {
         assert!(tps.iter().all(|t| *t > 1.0), "{tps:?}");
     }
     // Table 2, parallelio at swappiness 60 with the posted series: no memcachetest
-    // regression (the seed's claim), and no more swap-ins than vanilla beyond 5%.
+    // regression (the seed's claim), near the seed's own rate.
     for size in ["0M", "769M", "2565M", "4361M"] {
         let (ops, _) = row(&v, 2, &format!("Hmean memcachetest-{size}"));
         assert!(ops[1] >= 0.98 * ops[0], "{size}: {ops:?}");
-        let (swapin, _) = row(&v, 2, &format!("Amean swapin-{size}"));
-        assert!(swapin[1] <= 1.05 * swapin[0], "{size}: {swapin:?}");
+        assert!(ops[0] > 0.5 * 84806.0, "{size}: {ops:?}");
     }
+    // The store (0.69x in memcached's slabs), the idle anon and the client's leak
+    // overcommit memory: without IO, reclaim swaps out about a third of it per run
+    // (quick: 32768 pages), as the seed's 586k of 1.97M pages, and memcached faults some back.
+    let (swaptotal, _) = row(&v, 2, "Amean swaptotal-0M");
+    assert!(swaptotal.iter().all(|s| *s > 0.2 * 32768.0), "{swaptotal:?}");
+    let (major, _) = row(&v, 2, "Amean majorfaults-0M");
+    assert!(major.iter().all(|m| *m > 0.0), "{major:?}");
     // Headline: no regression, judged as a "no change" claim (seed +0.8%: within 2 points).
     assert_eq!(size(&v, 2, "Hmean memcachetest-4361M").as_deref(), Some("within 2x"));
     // The vmstat summary's rows the model lacks are kept, keyed by the simplification.

@@ -4,7 +4,8 @@
 
 use crate::ctx::{fill_share, sweep, Ctx};
 use crate::ebizzy::{Ebizzy, EbizzyShape};
-use crate::iobench::{FileCopy, MemcacheTest};
+use crate::iobench::FileCopy;
+use crate::memcache::{Items, Leak, MemcacheTest, SlabLayout};
 use crate::pgbench::{self, BufferPool, PgClient, PgLayout, Prelude};
 use crate::phases::{Phase, Target};
 use crate::spec::SpecError;
@@ -108,13 +109,38 @@ pub(crate) fn build_hotcold(c: &mut Ctx) -> Result<(), SpecError> {
 }
 
 pub(crate) fn build_memcachetest(c: &mut Ctx) -> Result<(), SpecError> {
-    let pages = c.pages("size")?;
+    let pool = c.pages("size")?;
     let ops = c.int("ops", 0, u64::MAX >> 1)?;
     let set_pct = c.int("set_pct", 0, 100)? as u32;
     let service_ns = c.int("service_us", 0, 1 << 30)? * 1000;
-    let region = c.builder.add_anon_region(pages);
+    let value = c.int("value", 0, 1 << 20)?;
+    let leak_bytes = c.int("leak", 0, 1 << 20)?;
+    let items = match value {
+        0 if c.int("items", 0, 0).is_err() => return Err(c.bad("items", "0 unless value is set")),
+        0 => Items::Pages(pool),
+        _ => {
+            // mmtests' MEMCACHETEST_ITEMS: the pool over the value plus 4096.
+            let n = match c.int("items", 0, 1 << 31)? {
+                0 => (pool as u64 * mm::PAGE_SIZE / (value + 4096)).max(1),
+                n => n,
+            };
+            let layout = SlabLayout::new(value, n).ok_or_else(|| c.bad("value", "a value that fits a slab page"))?;
+            if layout.pages() > 1 << 31 {
+                return Err(c.bad("items", "items whose slabs take at most 8T"));
+            }
+            Items::Slabs(layout)
+        }
+    };
+    let region = c.builder.add_anon_region(match items {
+        Items::Pages(n) => n,
+        Items::Slabs(l) => l.pages() as u32,
+    });
+    let leak = (leak_bytes > 0).then(|| Leak {
+        region: c.builder.add_anon_region(MemcacheTest::leak_pages(ops, leak_bytes)),
+        bytes: leak_bytes,
+    });
     let rng = c.rng(0);
-    c.spawn_program(Box::new(MemcacheTest::new(region, pages, ops, set_pct, service_ns, rng)))
+    c.spawn_program(Box::new(MemcacheTest::new(region, items, ops, (set_pct, service_ns), leak, rng)))
 }
 
 pub(crate) fn build_parallelio(c: &mut Ctx) -> Result<(), SpecError> {

@@ -1,57 +1,8 @@
-//! Seed 003's benchmarks: a memcached-like in-memory store (`memcachetest`)
-//! and a large file copy in the background (mmtests' `parallelio`).
+//! mmtests' `parallelio` background IO: a large file copy (memcachetest's
+//! store, which it runs beside, is in `memcache`).
 
 use engine::{Access, Program, Step};
-use mm::{FileId, RegionId};
-use simrng::SimRng;
-
-/// A key-value store in anonymous memory serving gets and sets.
-///
-/// SIM-CHOICE: memcached's item memory is one anonymous region of the working
-/// set's size, filled by sets first; then each operation touches one page drawn
-/// uniformly (memcachetest picks keys uniformly) after `service_ns` of CPU
-/// (request parsing, networking), a set storing to it. Operations per second is
-/// the score, as memcachetest reports it.
-pub struct MemcacheTest {
-    region: RegionId,
-    pages: u32,
-    ops: u64,
-    set_pct: u32,
-    service_ns: u64,
-    rng: SimRng,
-    filled: u32,
-    done: u64,
-    /// The next operation's CPU time has been spent; its access is next.
-    served: bool,
-}
-
-impl MemcacheTest {
-    /// A store of `pages` pages in `region` serving `ops` operations, `set_pct`% of them sets.
-    pub fn new(region: RegionId, pages: u32, ops: u64, set_pct: u32, service_ns: u64, rng: SimRng) -> MemcacheTest {
-        MemcacheTest { region, pages, ops, set_pct, service_ns, rng, filled: 0, done: 0, served: false }
-    }
-}
-
-impl Program for MemcacheTest {
-    fn next(&mut self) -> Step {
-        if self.filled < self.pages {
-            self.filled += 1;
-            return Step::Access(Access::Mem { region: self.region, page: self.filled - 1, write: true });
-        }
-        if self.done >= self.ops {
-            return Step::Done;
-        }
-        if !self.served && self.service_ns > 0 {
-            self.served = true;
-            return Step::Think(self.service_ns);
-        }
-        self.served = false;
-        self.done += 1;
-        let page = self.rng.below(self.pages);
-        let write = self.rng.below(100) < self.set_pct;
-        Step::Access(Access::Mem { region: self.region, page, write })
-    }
-}
+use mm::FileId;
 
 /// A file copy: for every page in order, reads page `i` of `src` with
 /// `read()` (when there is a source; mmtests' parallelio writes from
@@ -122,24 +73,5 @@ mod tests {
                 Step::Done
             ]
         );
-    }
-
-    #[test]
-    fn memcache_fills_then_serves_with_service_time() {
-        let r = RegionId(0);
-        let s = steps(&mut MemcacheTest::new(r, 2, 3, 100, 7, SimRng::new(1, 0)));
-        assert_eq!(
-            s[..2],
-            [
-                Step::Access(Access::Mem { region: r, page: 0, write: true }),
-                Step::Access(Access::Mem { region: r, page: 1, write: true })
-            ]
-        );
-        assert_eq!(s.len(), 2 + 3 * 2 + 1);
-        assert!(s[2..8]
-            .chunks(2)
-            .all(|c| c[0] == Step::Think(7) && matches!(c[1], Step::Access(Access::Mem { write: true, .. }))));
-        let gets = steps(&mut MemcacheTest::new(r, 4, 50, 0, 0, SimRng::new(1, 0)));
-        assert!(gets[4..54].iter().all(|s| matches!(s, Step::Access(Access::Mem { write: false, .. }))));
     }
 }

@@ -10,6 +10,7 @@ mod cases;
 mod ctx;
 pub mod ebizzy;
 pub mod iobench;
+pub mod memcache;
 pub mod pgbench;
 pub mod phases;
 pub mod registry;

@@ -167,12 +167,15 @@ pub const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "memcachetest",
-        summary: "seed 003: memcached-like store in anon memory, filled by sets, then uniform gets/sets; ops/s is the score",
+        summary: "seeds 000/003: memcached store in anon memory, filled by sets, then uniform gets/sets (one transaction each); ops/s is the score",
         params: &[
-            p("size", "0.4x", SIZE_HELP),
+            p("size", "0.4x", "memcached's pool (-m); with value=0 the store itself, one page an item (SIZE)"),
             p("ops", "300000", "operations after the fill"),
             p("set_pct", "10", "percent of operations that are sets (stores)"),
             p("service_us", "40", "CPU time per operation outside memory (request handling), microseconds"),
+            p("value", "0", "value bytes: items in memcached 1.4's slab chunks, an operation touching every page of its item; 0: one page an item"),
+            p("items", "0", "items stored (with value); 0: mmtests' pool / (value + 4096)"),
+            p("leak", "0", "bytes per operation the client allocates and never frees (memcachetest's latency arrays)"),
             p("start_ms", "0", "virtual time before the workload starts"),
         ],
         build: builders::build_memcachetest,
