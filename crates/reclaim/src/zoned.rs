@@ -23,6 +23,11 @@
 //! from it, read by its own pageout and waits; kswapd clears them for a zone
 //! it found balanced, and the writeback flag after each shrink of the zone.
 //!
+//! While a zone is shrunk `sc.zone` names it: `get_scan_count()`'s "file
+//! pages plus free pages at most the high watermark: scan anon only" is then
+//! the zone's (v3.9: the zone's free pages against its own high watermark),
+//! and `mm_vmscan_lru_shrink_inactive` reports its `zid`.
+//!
 //! Each zone counts what was scanned and reclaimed in it (`pgscan_kswapd_normal`
 //! and the rest of v3.9's per-zone counters) in [`mm::ZoneStat`].
 //!
@@ -118,6 +123,7 @@ impl ZonedPolicy {
         // Every page of the lruvec is of this zone and node: nothing to skip or share.
         let (nid, reclaim_idx) = (sc.nid.take(), sc.reclaim_idx);
         sc.reclaim_idx = ZoneId::Movable;
+        sc.zone = Some(zone);
         let mut routed = RoutedClock::new(clock, move |mm: &Mm, pfn| mm.frames.zone_of(pfn) == zone);
         // The zone's reclaim flags stand in for the node's while it is shrunk.
         swap_flags(mm, zone);
@@ -126,7 +132,7 @@ impl ZonedPolicy {
         for pfn in routed.pending {
             self.of(mm, pfn).rotate_reclaimable(mm, pfn);
         }
-        (sc.nid, sc.reclaim_idx) = (nid, reclaim_idx);
+        (sc.nid, sc.reclaim_idx, sc.zone) = (nid, reclaim_idx, None);
         let after = COUNTERS.map(|c| mm.stat.get(c));
         let [scan_k, scan_d, steal_k, steal_d] = [0, 1, 2, 3].map(|i| after[i] - before[i]);
         let st = &mut mm.zones[zone].stat;
