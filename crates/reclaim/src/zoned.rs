@@ -48,11 +48,11 @@
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
-use crate::policy::{AccessKind, LruSizes, Origin, ReclaimPolicy};
-use crate::routed::RoutedClock;
+use crate::policy::{LruSizes, ReclaimPolicy};
+use crate::routed::{forward_to_lruvecs, RoutedClock};
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use mm::zone::ZoneFlags;
-use mm::{Mm, Pfn, Shadow, VmEvent, Watermark, ZoneId};
+use mm::{Mm, Pfn, VmEvent, Watermark, ZoneId};
 
 /// KERNEL: `KSWAPD_ZONE_BALANCE_GAP_RATIO` (v3.x): kswapd leaves alone a zone
 /// above its high watermark plus 1/100 of it (or its low watermark if smaller).
@@ -235,17 +235,7 @@ fn swap_flags(mm: &mut Mm, zone: usize) {
 }
 
 impl ReclaimPolicy for ZonedPolicy {
-    fn name(&self) -> &'static str {
-        self.lruvecs[0].name()
-    }
-
-    fn add_page(&mut self, mm: &mut Mm, pfn: Pfn, origin: Origin, shadow: Option<Shadow>) {
-        self.of(mm, pfn).add_page(mm, pfn, origin, shadow);
-    }
-
-    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind) {
-        self.of(mm, pfn).on_access(mm, pfn, via);
-    }
+    forward_to_lruvecs!();
 
     fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
         if sc.reclaimer == Reclaimer::Kswapd {
@@ -253,14 +243,6 @@ impl ReclaimPolicy for ZonedPolicy {
         } else {
             self.shrink_zones(mm, sc, env, clock);
         }
-    }
-
-    fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.of(mm, pfn).rotate_reclaimable(mm, pfn);
-    }
-
-    fn invalidate_page(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
-        self.of(mm, pfn).invalidate_page(mm, pfn)
     }
 
     /// `age_active_anon()` of every zone of the node (v3.x kswapd aged each zone it looked at).
@@ -273,16 +255,8 @@ impl ReclaimPolicy for ZonedPolicy {
         }
     }
 
-    fn snapshot_refaults(&mut self, mm: &Mm) {
-        self.lruvecs.iter_mut().for_each(|l| l.snapshot_refaults(mm));
-    }
-
     fn flush_group_stats(&mut self, mm: &Mm) {
         self.lruvecs.iter_mut().for_each(|l| l.flush_group_stats(mm));
-    }
-
-    fn lru_sizes(&self) -> LruSizes {
-        self.lruvecs.iter().map(|l| l.lru_sizes()).sum()
     }
 
     fn zone_lru_sizes(&self, zone: usize) -> Option<LruSizes> {
