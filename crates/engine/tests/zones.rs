@@ -131,3 +131,33 @@ fn fair_zone_allocation_round_robin() {
         assert_eq!(got, expected, "fair_zone_alloc={fair}");
     }
 }
+
+/// `vm.zone_reclaim_mode=1` (node reclaim): the two-node 64M machine above
+/// (8192 pages a node, low watermark 160). A thread on node 0 reads 12000
+/// pages of a file once. Without node reclaim the first 8032 fill node 0 down
+/// to its low watermark and the other 3968 or more fall back to node 1
+/// (numa_miss), with no reclaim at all. With it, node 0's zone below low is
+/// reclaimed (its own clean page cache, from priority 4) before the walk
+/// moves on: every page stays on node 0, and node reclaim (counted as direct)
+/// frees at least the 3968 pages that did not fit; kswapd is never woken, as
+/// the fast path always succeeds.
+#[test]
+fn zone_reclaim_mode_keeps_allocations_on_the_local_node() {
+    for mode in ["0", "1"] {
+        let mut b = testkit::builder("v6.2", &[("memory", "64M"), ("numa.nodes", "2"), ("vm.zone_reclaim_mode", mode)]);
+        let file = b.add_file(12_000);
+        b.set_placement(Placement { node: 0, policy: MemPolicy::Local }).unwrap();
+        let reads = (0..12_000).map(|page| Access::FileRead { file, page }).collect();
+        b.add_thread("reader", Box::new(testkit::Script::new(reads)));
+        let rep = b.build().run(&mut |_| {}).unwrap();
+        let get = |name: &str| rep.get(name).unwrap();
+        if mode == "0" {
+            assert!(get("numa_miss") >= 3968, "{}", get("numa_miss"));
+            assert_eq!((get("pgscan_direct"), get("pgsteal_direct")), (0, 0));
+        } else {
+            assert_eq!((get("numa_miss"), rep.zones[1].stat.pgalloc), (0, 0));
+            assert!(get("pgsteal_direct") >= 3968, "{}", get("pgsteal_direct"));
+            assert_eq!(rep.kswapd_first_wake_ns, [None, None]);
+        }
+    }
+}

@@ -140,6 +140,8 @@ pub enum Tracepoint {
         file: bool,
         /// The node reclaimed (0 when reclaim takes every node's pages).
         nid: u8,
+        /// The zone whose lists were shrunk (per-zone lists, before v4.8; else Normal).
+        zid: ZoneId,
     },
     /// `mm_vmscan_lru_shrink_active`.
     ShrinkActive {

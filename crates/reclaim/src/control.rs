@@ -161,6 +161,8 @@ pub struct ScanControl {
     pub reclaim_idx: mm::ZoneId,
     /// The node being reclaimed (`None`: pages of every node may be taken).
     pub nid: Option<u8>,
+    /// Per-zone lists (before v4.8): the zone whose lruvec is being shrunk, by index into `Mm::zones`.
+    pub zone: Option<usize>,
     /// kswapd's aging asks for the OOM killer (MGLRU's `min_ttl_ms` found
     /// every generation too young); the engine invokes it.
     pub oom: bool,
@@ -207,6 +209,7 @@ impl ScanControl {
             throttle: None,
             reclaim_idx: mm::ZoneId::Movable,
             nid: None,
+            zone: None,
             oom: false,
             target_memcg: mm::CgId::ROOT,
             memcg_low_reclaim: false,

@@ -95,7 +95,8 @@ pub fn trace_shrink_inactive(
         unmap_fail: st.nr_unmap_fail,
     };
     let (priority, file, nid) = (sc.priority, !anon, sc.nid.unwrap_or(0));
-    mm.trace(|| Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, stat, priority, file, nid });
+    let zid = sc.zone.map_or(mm::ZoneId::Normal, |z| mm.zones[z].id);
+    mm.trace(|| Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, stat, priority, file, nid, zid });
 }
 
 /// Counts `nr` pages reclaimed by `sc`'s reclaimer from type `anon`

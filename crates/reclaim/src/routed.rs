@@ -73,3 +73,46 @@ impl<F: Fn(&Mm, Pfn) -> bool> ReclaimPolicy for Router<'_, F> {
         self.own.check_invariants(mm);
     }
 }
+
+/// The [`ReclaimPolicy`] methods of a policy of several lruvecs
+/// ([`TreePolicy`](crate::tree::TreePolicy), [`ZonedPolicy`](crate::zoned::ZonedPolicy))
+/// that only hand a page's call to its own lruvec (`self.of(mm, pfn)`) or
+/// a call to every lruvec (`self.lruvecs`): expanded inside each `impl ReclaimPolicy`.
+macro_rules! forward_to_lruvecs {
+    () => {
+        fn name(&self) -> &'static str {
+            self.lruvecs[0].name()
+        }
+
+        fn add_page(
+            &mut self,
+            mm: &mut ::mm::Mm,
+            pfn: ::mm::Pfn,
+            origin: $crate::policy::Origin,
+            shadow: Option<::mm::Shadow>,
+        ) {
+            self.of(mm, pfn).add_page(mm, pfn, origin, shadow);
+        }
+
+        fn on_access(&mut self, mm: &mut ::mm::Mm, pfn: ::mm::Pfn, via: $crate::policy::AccessKind) {
+            self.of(mm, pfn).on_access(mm, pfn, via);
+        }
+
+        fn rotate_reclaimable(&mut self, mm: &mut ::mm::Mm, pfn: ::mm::Pfn) {
+            self.of(mm, pfn).rotate_reclaimable(mm, pfn);
+        }
+
+        fn invalidate_page(&mut self, mm: &mut ::mm::Mm, pfn: ::mm::Pfn) -> bool {
+            self.of(mm, pfn).invalidate_page(mm, pfn)
+        }
+
+        fn snapshot_refaults(&mut self, mm: &::mm::Mm) {
+            self.lruvecs.iter_mut().for_each(|l| l.snapshot_refaults(mm));
+        }
+
+        fn lru_sizes(&self) -> $crate::policy::LruSizes {
+            self.lruvecs.iter().map(|l| l.lru_sizes()).sum()
+        }
+    };
+}
+pub(crate) use forward_to_lruvecs;

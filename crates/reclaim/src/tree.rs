@@ -22,10 +22,10 @@
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
-use crate::policy::{AccessKind, LruSizes, Origin, ReclaimPolicy};
-use crate::routed::RoutedClock;
+use crate::policy::ReclaimPolicy;
+use crate::routed::{forward_to_lruvecs, RoutedClock};
 use crate::SWAP_CLUSTER_MAX;
-use mm::{CgId, Mm, Pfn, Shadow};
+use mm::{CgId, Mm, Pfn};
 
 /// `get_scan_count()`'s proportional protection: the share of an lruvec of
 /// `size` pages that a reclaim may scan, given its group's effective
@@ -86,17 +86,7 @@ impl TreePolicy {
 }
 
 impl ReclaimPolicy for TreePolicy {
-    fn name(&self) -> &'static str {
-        self.lruvecs[0].name()
-    }
-
-    fn add_page(&mut self, mm: &mut Mm, pfn: Pfn, origin: Origin, shadow: Option<Shadow>) {
-        self.of(mm, pfn).add_page(mm, pfn, origin, shadow);
-    }
-
-    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind) {
-        self.of(mm, pfn).on_access(mm, pfn, via);
-    }
+    forward_to_lruvecs!();
 
     fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
         let (target, entered) = (sc.target_memcg, mm.cgroups.current());
@@ -135,14 +125,6 @@ impl ReclaimPolicy for TreePolicy {
         mm.cgroups.switch_to(entered, &mm.stat);
     }
 
-    fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.of(mm, pfn).rotate_reclaimable(mm, pfn);
-    }
-
-    fn invalidate_page(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
-        self.of(mm, pfn).invalidate_page(mm, pfn)
-    }
-
     fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         let entered = mm.cgroups.current();
         for (g, l) in self.lruvecs.iter_mut().enumerate() {
@@ -150,14 +132,6 @@ impl ReclaimPolicy for TreePolicy {
             l.age_node(mm, sc);
         }
         mm.cgroups.switch_to(entered, &mm.stat);
-    }
-
-    fn snapshot_refaults(&mut self, mm: &Mm) {
-        self.lruvecs.iter_mut().for_each(|l| l.snapshot_refaults(mm));
-    }
-
-    fn lru_sizes(&self) -> LruSizes {
-        self.lruvecs.iter().map(|l| l.lru_sizes()).sum()
     }
 
     fn check_invariants(&self, mm: &Mm) {

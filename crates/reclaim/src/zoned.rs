@@ -23,6 +23,11 @@
 //! from it, read by its own pageout and waits; kswapd clears them for a zone
 //! it found balanced, and the writeback flag after each shrink of the zone.
 //!
+//! While a zone is shrunk `sc.zone` names it: `get_scan_count()`'s "file
+//! pages plus free pages at most the high watermark: scan anon only" is then
+//! the zone's (v3.9: the zone's free pages against its own high watermark),
+//! and `mm_vmscan_lru_shrink_inactive` reports its `zid`.
+//!
 //! Each zone counts what was scanned and reclaimed in it (`pgscan_kswapd_normal`
 //! and the rest of v3.9's per-zone counters) in [`mm::ZoneStat`].
 //!
@@ -43,11 +48,11 @@
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
-use crate::policy::{AccessKind, LruSizes, Origin, ReclaimPolicy};
-use crate::routed::RoutedClock;
+use crate::policy::{LruSizes, ReclaimPolicy};
+use crate::routed::{forward_to_lruvecs, RoutedClock};
 use crate::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use mm::zone::ZoneFlags;
-use mm::{Mm, Pfn, Shadow, VmEvent, Watermark, ZoneId};
+use mm::{Mm, Pfn, VmEvent, Watermark, ZoneId};
 
 /// KERNEL: `KSWAPD_ZONE_BALANCE_GAP_RATIO` (v3.x): kswapd leaves alone a zone
 /// above its high watermark plus 1/100 of it (or its low watermark if smaller).
@@ -118,6 +123,7 @@ impl ZonedPolicy {
         // Every page of the lruvec is of this zone and node: nothing to skip or share.
         let (nid, reclaim_idx) = (sc.nid.take(), sc.reclaim_idx);
         sc.reclaim_idx = ZoneId::Movable;
+        sc.zone = Some(zone);
         let mut routed = RoutedClock::new(clock, move |mm: &Mm, pfn| mm.frames.zone_of(pfn) == zone);
         // The zone's reclaim flags stand in for the node's while it is shrunk.
         swap_flags(mm, zone);
@@ -126,7 +132,7 @@ impl ZonedPolicy {
         for pfn in routed.pending {
             self.of(mm, pfn).rotate_reclaimable(mm, pfn);
         }
-        (sc.nid, sc.reclaim_idx) = (nid, reclaim_idx);
+        (sc.nid, sc.reclaim_idx, sc.zone) = (nid, reclaim_idx, None);
         let after = COUNTERS.map(|c| mm.stat.get(c));
         let [scan_k, scan_d, steal_k, steal_d] = [0, 1, 2, 3].map(|i| after[i] - before[i]);
         let st = &mut mm.zones[zone].stat;
@@ -229,17 +235,7 @@ fn swap_flags(mm: &mut Mm, zone: usize) {
 }
 
 impl ReclaimPolicy for ZonedPolicy {
-    fn name(&self) -> &'static str {
-        self.lruvecs[0].name()
-    }
-
-    fn add_page(&mut self, mm: &mut Mm, pfn: Pfn, origin: Origin, shadow: Option<Shadow>) {
-        self.of(mm, pfn).add_page(mm, pfn, origin, shadow);
-    }
-
-    fn on_access(&mut self, mm: &mut Mm, pfn: Pfn, via: AccessKind) {
-        self.of(mm, pfn).on_access(mm, pfn, via);
-    }
+    forward_to_lruvecs!();
 
     fn shrink_node(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, clock: &mut dyn PassTime) {
         if sc.reclaimer == Reclaimer::Kswapd {
@@ -247,14 +243,6 @@ impl ReclaimPolicy for ZonedPolicy {
         } else {
             self.shrink_zones(mm, sc, env, clock);
         }
-    }
-
-    fn rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.of(mm, pfn).rotate_reclaimable(mm, pfn);
-    }
-
-    fn invalidate_page(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
-        self.of(mm, pfn).invalidate_page(mm, pfn)
     }
 
     /// `age_active_anon()` of every zone of the node (v3.x kswapd aged each zone it looked at).
@@ -267,16 +255,8 @@ impl ReclaimPolicy for ZonedPolicy {
         }
     }
 
-    fn snapshot_refaults(&mut self, mm: &Mm) {
-        self.lruvecs.iter_mut().for_each(|l| l.snapshot_refaults(mm));
-    }
-
     fn flush_group_stats(&mut self, mm: &Mm) {
         self.lruvecs.iter_mut().for_each(|l| l.flush_group_stats(mm));
-    }
-
-    fn lru_sizes(&self) -> LruSizes {
-        self.lruvecs.iter().map(|l| l.lru_sizes()).sum()
     }
 
     fn zone_lru_sizes(&self, zone: usize) -> Option<LruSizes> {

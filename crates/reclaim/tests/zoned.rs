@@ -157,3 +157,42 @@ fn v311_dirty_flags_are_per_zone() {
     pass(&mut mm, &mut p);
     assert_eq!(mm.stat.get(VmEvent::NrVmscanWrite), 32);
 }
+
+/// v3.9's `get_scan_count()` forces anon scanning when the zone's file pages
+/// plus its free pages are at most its high watermark. Normal (high 192) holds
+/// 3000 inactive anon and 20 inactive file pages, and 100 free; DMA32 is all
+/// free. For Normal's lruvec: 20 + 100 = 120 <= 192, anon only (750 = 3000 >> 2
+/// at priority 2, no file). The node's figures (4196 free against 384)
+/// would not force it: the rule is the zone's under per-zone lists.
+#[test]
+fn tiny_file_is_judged_per_zone() {
+    use reclaim::policy::classic::ScanBalance;
+    let spans =
+        [ZoneSpan { node: 0, id: ZoneId::Dma32, pages: 4096 }, ZoneSpan { node: 0, id: ZoneId::Normal, pages: 4096 }];
+    let mut mm = Mm::with_layout(&spans, vec![vec![10]], 8192);
+    setup_per_zone_wmarks(&mut mm.zones, 1024, WatermarkGap::Scaled { watermark_scale_factor: 10 });
+    setup_lowmem_reserve(&mut mm.zones, &DEFAULT_LOWMEM_RESERVE_RATIO);
+    let (region, file) = (mm.add_anon_region(3000), mm.add_file(20));
+    let mut normal = Classic::new(ReclaimConfig::default());
+    for i in 0..3996 {
+        let (owner, flags, origin) = match i {
+            0..3000 => (Owner::anon(region), mm::PageFlags::SWAPBACKED, Origin::AnonFault),
+            3000..3020 => (Owner::file(file), 0, Origin::FileRead),
+            _ => (Owner::KERNEL, 0, Origin::FileRead),
+        };
+        let pfn = mm.alloc_in(1, owner, i % 3000, flags).unwrap();
+        if i < 3020 {
+            normal.add_page(&mut mm, pfn, origin, None);
+        }
+    }
+    assert_eq!((mm.zone_free(1), mm.zones[1].wmark(mm::Watermark::High), mm.nr_free()), (100, 192, 4196));
+    let mut sc = ScanControl::new(Reclaimer::Kswapd, u64::MAX);
+    sc.priority = 2;
+    sc.zone = Some(1);
+    normal.prepare_scan_control(&mm, &sc);
+    let c = normal.get_scan_count(&mm, &sc);
+    assert_eq!((c.balance, c.nr), (ScanBalance::Anon, [750, 0, 0, 0]));
+    sc.zone = None;
+    normal.prepare_scan_control(&mm, &sc);
+    assert_ne!(normal.get_scan_count(&mm, &sc).balance, ScanBalance::Anon);
+}

@@ -238,15 +238,17 @@ fn write_old_fields(out: &mut String, mm: &Mm, tp: &Tracepoint, k: Layout) -> bo
             "isolate_mode=0 order=0 nr_requested={nr_requested} nr_scanned={nr_scanned} nr_taken={nr_taken} file={}",
             matches!(lru, Lru::InactiveFile | Lru::ActiveFile) as u8
         ),
-        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, priority, file, nid, .. } if k.before(4, 11) => {
-            let zone = if k.before(4, 8) { format!(" zid={zid}") } else { String::new() };
+        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, priority, file, nid, zid: z, .. } if k.before(4, 11) => {
+            let zone = if k.before(4, 8) { format!(" zid={}", z as u32) } else { String::new() };
             write!(
                 out,
                 "nid={nid}{zone} nr_scanned={nr_scanned} nr_reclaimed={nr_reclaimed} priority={priority} flags={}",
                 reclaim_flags(file)
             )
         }
-        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, ref stat, priority, file, nid } if k.before(5, 2) => {
+        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, ref stat, priority, file, nid, .. }
+            if k.before(5, 2) =>
+        {
             write_shrink_inactive(out, nid, (nr_scanned, nr_reclaimed), stat, priority, file, true);
             Ok(())
         }
@@ -342,7 +344,7 @@ fn write_fields(out: &mut String, mm: &Mm, tp: &Tracepoint) {
             mm::ZoneId::Normal as u32,
             lru_name(lru)
         ),
-        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, ref stat, priority, file, nid } => {
+        Tracepoint::ShrinkInactive { nr_scanned, nr_reclaimed, ref stat, priority, file, nid, .. } => {
             write_shrink_inactive(out, nid, (nr_scanned, nr_reclaimed), stat, priority, file, false);
             Ok(())
         }
@@ -460,15 +462,22 @@ mod tests {
         assert!(line(Task::Thread(0), wakeup, Layout::V6).ends_with(": nid=1 order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"));
         assert!(line(Task::Thread(0), wakeup, V3_2).ends_with(": nid=1 zid=1 order=0\n"));
         let stat = ShrinkStat { activate: [3, 0], ..Default::default() };
-        let tp =
-            Tracepoint::ShrinkInactive { nr_scanned: 32, nr_reclaimed: 5, stat, priority: 12, file: false, nid: 0 };
+        let tp = Tracepoint::ShrinkInactive {
+            nr_scanned: 32,
+            nr_reclaimed: 5,
+            stat,
+            priority: 12,
+            file: false,
+            nid: 0,
+            zid: mm::ZoneId::Dma32,
+        };
         assert!(line(Task::Kswapd(0), tp, Layout::V6).ends_with(
             ": mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=32 nr_reclaimed=5 nr_dirty=0 nr_writeback=0 \
              nr_congested=0 nr_immediate=0 nr_activate_anon=3 nr_activate_file=0 nr_ref_keep=0 nr_unmap_fail=0 \
              priority=12 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
         ));
         assert!(line(Task::Kswapd(0), tp, V3_2).ends_with(
-            ": mm_vmscan_lru_shrink_inactive: nid=0 zid=2 nr_scanned=32 nr_reclaimed=5 priority=12 \
+            ": mm_vmscan_lru_shrink_inactive: nid=0 zid=1 nr_scanned=32 nr_reclaimed=5 priority=12 \
              flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
         ));
         let write = Tracepoint::WriteFolio { pfn: 3 };
@@ -503,8 +512,15 @@ mod tests {
         };
         let ptr = format!("{:016x}", page_ptr(pfn));
         let stat = ShrinkStat { activate: [3, 1], ..Default::default() };
-        let shrink =
-            Tracepoint::ShrinkInactive { nr_scanned: 32, nr_reclaimed: 5, stat, priority: 9, file: true, nid: 1 };
+        let shrink = Tracepoint::ShrinkInactive {
+            nr_scanned: 32,
+            nr_reclaimed: 5,
+            stat,
+            priority: 9,
+            file: true,
+            nid: 1,
+            zid: mm::ZoneId::Normal,
+        };
         let flags = "flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC";
         assert_eq!(
             at(4, 6, shrink),

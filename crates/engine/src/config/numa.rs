@@ -46,6 +46,10 @@ pub struct NumaKnobs {
     pub fair_zone_alloc: bool,
     /// `lru_layout`: LRU lists per zone (before v4.8) or per node.
     pub lru_layout: LruLayout,
+    /// `vm.zone_reclaim_mode`: node reclaim's bits (1 on, 2 write, 4 unmap; 0 off).
+    pub zone_reclaim_mode: u64,
+    /// `vm.min_unmapped_ratio`: node reclaim runs only above this percent of reclaimable page cache.
+    pub min_unmapped_ratio: u64,
 }
 
 impl Default for NumaKnobs {
@@ -58,6 +62,8 @@ impl Default for NumaKnobs {
             any_zone_balanced: true,
             fair_zone_alloc: false,
             lru_layout: LruLayout::Node,
+            zone_reclaim_mode: 0,
+            min_unmapped_ratio: 1,
         }
     }
 }
@@ -232,6 +238,22 @@ pub const KNOBS: &[Knob<NumaKnobs>] = &[
         // zone ends kswapd's run; v3.x pgdat_balanced() wanted every zone balanced for order 0.
         History::since(4, 8),
         "v4.8+: kswapd's node is balanced when any zone up to its classzone is above high + lowmem_reserve; off (before v4.8, order 0): every such zone above its high watermark"
+    ),
+    u64_knob!(
+        "vm.zone_reclaim_mode",
+        zone_reclaim_mode,
+        0,
+        7,
+        History::Tunable { since: Version::new(2, 6) },
+        "node reclaim (`node_reclaim()`, `zone_reclaim()` before v4.8): 1 = a zone of the task's own node below its low watermark is reclaimed (from priority 4 until a page is freed) before the allocation falls back to another node; + 2 it may write dirty pages, + 4 unmap mapped ones; 0 (the default) = fall back at once"
+    ),
+    u64_knob!(
+        "vm.min_unmapped_ratio",
+        min_unmapped_ratio,
+        0,
+        100,
+        History::Tunable { since: Version::new(2, 6) },
+        "node reclaim runs only while the node's reclaimable page cache is above this percent of its pages (default 1)"
     ),
     knobs::bool_knob!(
         "fair_zone_alloc",

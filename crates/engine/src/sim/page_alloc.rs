@@ -14,7 +14,7 @@ use mm::tracepoint::{ThrottleState, Tracepoint};
 use mm::{Owner, PcpForm, Pfn, VmEvent, Watermark, ZoneId};
 use reclaim::throttle::{InFlight, Isolating};
 use reclaim::watermark::zone_watermark_ok;
-use reclaim::{direct, ReclaimWork};
+use reclaim::{direct, node_reclaim, ReclaimWork};
 
 /// How a thread's pages are placed (`set_mempolicy`), from the node it runs on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -132,16 +132,24 @@ impl Machine {
         self.mm.pcp_sync();
         let t = Target { write, ..self.alloc_target() };
         let class = self.user_class;
-        if let Some(z) = self.fair_pass(t, class).or_else(|| self.first_zone_ok(t, Watermark::Low, class)) {
-            return Ok((self.take(z, t, owner, index, flags), 0));
+        let (fast, node_ns) = match self.fair_pass(t, class) {
+            Some(z) => (Some(z), 0),
+            None if self.cfg.numa.zone_reclaim_mode & node_reclaim::RECLAIM_ZONE != 0 => {
+                self.first_zone_reclaiming(t, class, now)
+            }
+            None => (self.first_zone_ok(t, Watermark::Low, class), 0),
+        };
+        if let Some(z) = fast {
+            return Ok((self.take(z, t, owner, index, flags), node_ns));
         }
+        let now = now + node_ns;
         // wake_all_kswapds(): every node of the zonelist, in its order.
         let (nodes, n) = self.zonelist_nodes(t);
         for &node in &nodes[..n] {
             self.wake_kswapd(node, class, now);
         }
         if let Some(z) = self.first_zone_ok(t, Watermark::Min, class) {
-            return Ok((self.take(z, t, owner, index, flags), 0));
+            return Ok((self.take(z, t, owner, index, flags), node_ns));
         }
         let env = self.pageout_env(now);
         // Reclaim drains this CPU's add batch first (`lru_add_drain()` in shrink_*_list).
@@ -190,7 +198,7 @@ impl Machine {
             });
         }
         match zone {
-            Some(z) => Ok((self.take(z, t, owner, index, flags), stall)),
+            Some(z) => Ok((self.take(z, t, owner, index, flags), node_ns + stall)),
             None => Err(self.throttle(now + stall, t.preferred)),
         }
     }
@@ -255,6 +263,42 @@ impl Machine {
     fn first_zone_ok(&self, t: Target, mark: Watermark, class: ZoneId) -> Option<usize> {
         let dirty_ok = |z| !(t.write && mark == Watermark::Low) || self.zone_dirty_ok(z);
         self.zonelist(t).find(|&z| zone_watermark_ok(&self.mm, z, mark, class) && dirty_ok(z))
+    }
+
+    /// The fast path's zonelist walk under `vm.zone_reclaim_mode`: a zone of
+    /// the task's own node below its low watermark is reclaimed (`node_reclaim()`)
+    /// and taken if that lifted it above; other nodes' zones are only tried.
+    /// Returns the zone found and the time node reclaim took.
+    fn first_zone_reclaiming(&mut self, t: Target, class: ZoneId, now: Nanos) -> (Option<usize>, Nanos) {
+        let (mode, ratio) = (self.cfg.numa.zone_reclaim_mode, self.cfg.numa.min_unmapped_ratio);
+        let mut spent = 0;
+        for z in self.zonelist(t).collect::<Vec<_>>() {
+            if t.write && !self.zone_dirty_ok(z) {
+                continue;
+            }
+            if zone_watermark_ok(&self.mm, z, Watermark::Low, class) {
+                return (Some(z), spent);
+            }
+            let node = self.mm.zones[z].node;
+            if node != t.local || !node_reclaim::worth_reclaiming(&self.mm, self.policy.as_ref(), node, mode, ratio) {
+                continue;
+            }
+            let env = self.pageout_env(now + spent);
+            self.lru_batches.drain();
+            let sc = self.timed_reclaim(now + spent, |mm, policy, clock| {
+                node_reclaim::node_reclaim(mm, policy, env, (node, class, mode), clock)
+            });
+            let cpu = self.work_cost(&sc.work);
+            self.direct_reclaim_ns += cpu;
+            self.direct_work.add(&sc.work);
+            let wait = self.after_reclaim(&sc, now + spent, cpu);
+            self.sleep_ns += wait;
+            spent += cpu + wait;
+            if zone_watermark_ok(&self.mm, z, Watermark::Low, class) {
+                return (Some(z), spent);
+            }
+        }
+        (None, spent)
     }
 
     /// `zone_dirty_ok()` (v3.2..v4.7): zone `z`'s dirty and writeback pages

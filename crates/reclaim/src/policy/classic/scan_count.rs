@@ -57,8 +57,11 @@ impl Classic {
         }
         let cache_trim_mode = (self.stat_len(IF) >> sc.priority) != 0 && !may_deactivate[FILE];
         let file = self.len(IF) + self.len(AF);
-        let free = mm.nr_free();
-        let total_high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
+        // Per-zone lists (before v4.8) weigh the zone's own free pages against its own high watermark.
+        let (free, total_high) = match sc.zone {
+            Some(z) => (mm.zone_free(z), mm.zones[z].wmark(Watermark::High)),
+            None => (mm.nr_free(), mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum()),
+        };
         // Only global reclaim checks for a tiny file LRU; from v4.12 only while
         // inactive anon is healthy enough to take all the scanning.
         let anon_can_take_it = !may_deactivate[ANON] && (self.len(IA) >> sc.priority) != 0;
