@@ -118,7 +118,8 @@ impl ShrinkerConfig {
         shadow_zero_seeks: true,
         shadow_limit: ShadowLimit::Lru8,
         vfs_cache_pressure: 100,
-        swap_cache_nodes: true,
+        // The default profile's (v6.2): the swap cache's nodes join the lists from v6.3.
+        swap_cache_nodes: false,
     };
 }
 
