@@ -40,17 +40,7 @@ impl Program for FileCopy {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn steps(p: &mut dyn Program) -> Vec<Step> {
-        let mut v = Vec::new();
-        loop {
-            let s = p.next();
-            v.push(s);
-            if s == Step::Done {
-                return v;
-            }
-        }
-    }
+    use crate::test_util::steps;
 
     #[test]
     fn copy_alternates_read_and_write() {

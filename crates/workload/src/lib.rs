@@ -16,6 +16,8 @@ pub mod phases;
 pub mod registry;
 pub mod spec;
 pub mod tabs;
+#[cfg(test)]
+mod test_util;
 
 pub use registry::{add_workload, WORKLOADS};
 pub use spec::{SpecError, WorkloadSpec};

@@ -1,15 +1,5 @@
 use super::*;
-
-fn steps(p: &mut dyn Program) -> Vec<Step> {
-    let mut v = Vec::new();
-    loop {
-        let s = p.next();
-        v.push(s);
-        if s == Step::Done {
-            return v;
-        }
-    }
-}
+use crate::test_util::steps;
 
 fn pages_of(s: &[Step], region: RegionId) -> Vec<(u32, bool)> {
     s.iter()
