@@ -93,15 +93,13 @@ impl Mglru {
             f.flags.set(PageFlags::REFERENCED);
             return;
         }
-        if self.refs.rework && !f.flags.has(PageFlags::REFERENCED) && !f.flags.has(PageFlags::WORKINGSET) {
-            // v6.14: the first look only marks the page.
-            f.flags.set(PageFlags::REFERENCED);
-            super::gens::set_refs_counter(f, 0);
-            return;
-        }
-        self.refs.clear(f);
+        // v6.14: the first look only marks the page.
         if self.refs.rework {
-            f.flags.set(PageFlags::WORKINGSET);
+            if !self.refs.set_refs(f) {
+                return;
+            }
+        } else {
+            self.refs.clear(f);
         }
         if folio_gen(f) != Some(new_gen) {
             self.lrugen.set_gen(frames, pfn, new_gen);
@@ -285,18 +283,11 @@ impl Mglru {
                 self.update_gen(frames, pfn, new_gen);
                 continue;
             }
-            if self.refs.rework {
-                // v6.14 without a walk (`lru_gen_set_refs`): the first look
-                // marks the page; the second activates it if it is not in the
-                // youngest generation yet.
-                let f = &mut frames[pfn];
-                if !f.flags.has(PageFlags::REFERENCED) && !f.flags.has(PageFlags::WORKINGSET) {
-                    f.flags.set(PageFlags::REFERENCED);
-                    super::gens::set_refs_counter(f, 0);
-                    continue;
-                }
-                self.refs.clear(f);
-                f.flags.set(PageFlags::WORKINGSET);
+            // v6.14 without a walk (`lru_gen_set_refs`): the first look marks
+            // the page; the second activates it if it is not in the youngest
+            // generation yet.
+            if self.refs.rework && !self.refs.set_refs(&mut frames[pfn]) {
+                continue;
             }
             match folio_gen(&frames[pfn]) {
                 // Isolated by the eviction: tell shrink_folio_list.

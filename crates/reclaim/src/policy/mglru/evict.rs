@@ -252,14 +252,7 @@ impl FolioHooks for Mglru {
             return if referenced_folio && !f.is_anon() { References::ReclaimClean } else { References::Reclaim };
         }
         if self.refs.rework {
-            if !f.flags.has(PageFlags::REFERENCED) && !f.flags.has(PageFlags::WORKINGSET) {
-                f.flags.set(PageFlags::REFERENCED);
-                super::gens::set_refs_counter(f, 0);
-                return References::Keep;
-            }
-            self.refs.clear(f);
-            f.flags.set(PageFlags::WORKINGSET);
-            return References::Activate;
+            return if self.refs.set_refs(f) { References::Activate } else { References::Keep };
         }
         f.flags.set(PageFlags::REFERENCED);
         References::Activate

@@ -109,6 +109,20 @@ impl Refs {
         }
     }
 
+    /// v6.14 `lru_gen_set_refs()`, a page found young: the first look only
+    /// marks it (`PG_referenced`) and returns false; the second clears its
+    /// refs, sets `PG_workingset` and returns true (promote or activate).
+    pub fn set_refs(self, f: &mut Frame) -> bool {
+        if !f.flags.has(PageFlags::REFERENCED) && !f.flags.has(PageFlags::WORKINGSET) {
+            f.flags.set(PageFlags::REFERENCED);
+            set_refs_counter(f, 0);
+            return false;
+        }
+        self.clear(f);
+        f.flags.set(PageFlags::WORKINGSET);
+        true
+    }
+
     /// Clears the access state the aging and eviction reset (`LRU_REFS_MASK`,
     /// `PG_referenced`, and in v6.1 also `PG_workingset`: `LRU_REFS_FLAGS`).
     pub fn clear(self, f: &mut Frame) {
