@@ -35,11 +35,14 @@ fn size(v: &Value, table: usize, name: &str) -> Option<String> {
 fn seed_000_posted_series_cuts_refaults_after_warm_up() {
     let v = reproduce("seed-000");
     // Table 0, the series as posted (v4.6 -> v4.6-lrucost), counted after the warm-up:
-    // the cost of thrashing cache pushes reclaim to the idle anon and refaults fall
-    // (seed: -54%; ours -18% quick, -45% full).
+    // the cost of thrashing cache pushes reclaim to the idle anon and refaults fall,
+    // and transactions rise (seed: -54% and +30%; quick, a 3G scale model of the
+    // seed's 7G machine: -43% and +19%). Both headlines are within 2x.
     let (refaults, verdict) = row(&v, 0, "total refaults");
     assert_eq!(verdict, "agrees", "{refaults:?}");
     assert!(refaults[1] < 0.9 * refaults[0], "{refaults:?}");
+    assert_eq!(size(&v, 0, "total refaults").as_deref(), Some("within 2x"));
+    assert_eq!(size(&v, 0, "tps").as_deref(), Some("within 2x"));
     let (anon, _) = row(&v, 0, "pgscan_anon");
     assert!(anon[1] > 1.2 * anon[0], "{anon:?}");
     // Table 1, the series as merged (v5.7 -> v5.8): swap-outs are charged to anon
@@ -64,6 +67,11 @@ fn seed_000_posted_series_cuts_refaults_after_warm_up() {
     assert!(swaptotal.iter().all(|s| *s > 0.2 * 32768.0), "{swaptotal:?}");
     let (major, _) = row(&v, 2, "Amean majorfaults-0M");
     assert!(major.iter().all(|m| *m > 0.0), "{major:?}");
+    // As a scale model of the 7690M machine (its inactive anon list an eighth of
+    // anon), memcached's pages are evicted and swapped back in: the seed's 0.15x of
+    // memory per run, ours about 0.1x (0.01x with the 128M machine's own ratio).
+    let (swapin, _) = row(&v, 2, "Amean swapin-0M");
+    assert!(swapin.iter().all(|s| *s > 0.05 * 32768.0), "{swapin:?}");
     // Headline: no regression, judged as a "no change" claim (seed +0.8%: within 2 points).
     assert_eq!(size(&v, 2, "Hmean memcachetest-4361M").as_deref(), Some("within 2x"));
     // The vmstat summary's rows the model lacks are kept, keyed by the simplification.

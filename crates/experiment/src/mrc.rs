@@ -228,7 +228,9 @@ struct PointRun {
 /// `memory.reserved` are all scaled by the rate, so that the watermarks keep
 /// the same share of memory as in the full run: at 1% of a few hundred MiB
 /// the kernel's default minimum would otherwise hold several times the
-/// share of memory free and inflate the faults.
+/// share of memory free and inflate the faults. The run is a scale model of
+/// the full size (`memory.scaled_from`), so its inactive lists keep the full
+/// run's share too.
 fn point_run(req: &MrcRequest, memory: u64, sampled: Option<&(Shared, u64)>) -> Result<PointRun, InputError> {
     let page = mm::PAGE_SIZE;
     let mut r = req.base.clone();
@@ -242,6 +244,7 @@ fn point_run(req: &MrcRequest, memory: u64, sampled: Option<&(Shared, u64)>) -> 
                 full.min_free_kbytes.unwrap_or_else(|| reclaim::watermark::default_min_free_kbytes(memory / 1024));
             r.settings.push(format!("vm.min_free_kbytes={}", ((min_free as f64 * s.rate()).round() as u64).max(1)));
             r.settings.push(format!("memory.reserved={}K", scaled(full.reserved_bytes) / 1024));
+            r.settings.push(format!("memory.scaled_from={}K", memory / 1024));
             (run_memory, 1.0 / s.rate())
         }
         None => (memory / page * page, 1.0),

@@ -4,6 +4,7 @@
 //! the declared histories (`engine::profile`).
 
 pub use crate::policy::mglru::config::LruGenConfig;
+use crate::scale::ScaleModel;
 pub use crate::shrinker::ShrinkerConfig;
 use knobs::{bool_knob, History, Kind, Knob, Version};
 
@@ -152,6 +153,9 @@ pub struct ReclaimConfig {
     pub lru_gen: LruGenConfig,
     /// Slab shrinker knobs.
     pub shrinker: ShrinkerConfig,
+    /// The machine this one stands for (`memory.scaled_from`; not a knob of
+    /// this crate: the engine sets it from the machine's size).
+    pub scale: ScaleModel,
 }
 
 impl Default for ReclaimConfig {
@@ -172,6 +176,7 @@ impl Default for ReclaimConfig {
             cgroup_reclaim_vmstat: false,
             lru_gen: LruGenConfig::default(),
             shrinker: ShrinkerConfig::default(),
+            scale: ScaleModel::IDENTITY,
         }
     }
 }

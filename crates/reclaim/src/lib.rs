@@ -20,6 +20,7 @@ pub mod pageout;
 pub mod policy;
 pub mod rmap;
 mod routed;
+pub mod scale;
 pub mod shrinker;
 pub mod shrinker_fs;
 pub mod shrinker_shadow;
@@ -33,6 +34,7 @@ pub mod zoned;
 pub use config::{Balance, DirtyConfig, DirtyThrottle, LruGenConfig, ReclaimConfig};
 pub use control::{ReclaimWork, Reclaimer, ScanControl};
 pub use policy::{Origin, ReclaimPolicy};
+pub use scale::ScaleModel;
 pub use shrinker::ShrinkerConfig;
 
 /// KERNEL: `SWAP_CLUSTER_MAX`, the reclaim batch size.

@@ -197,6 +197,21 @@ fn restore_charges_refault_cost() {
     assert_eq!(mm.stat.get(VmEvent::WorkingsetRefaultFile), 1);
 }
 
+/// `memory.scaled_from`: 8000 inactive against 32000 active anon pages (156 MB,
+/// gb 0, ratio 1) is low (8000 < 32000). On a 256M machine standing for 7G the
+/// lists are 28 times larger, 1120000 pages = 4 GB, ratio int_sqrt(40) = 6:
+/// 48000 < 32000 is false, not low; 5000 against 35000 is (30000 < 35000).
+#[test]
+fn scale_model_evaluates_the_ratio_for_the_bigger_machine() {
+    let (_, p) = lists(ReclaimConfig::default(), [8000, 32000, 0, 0]);
+    assert!(p.inactive_is_low(0));
+    let scaled = ReclaimConfig { scale: reclaim::ScaleModel::new(7 << 30, 256 << 20), ..ReclaimConfig::default() };
+    let (_, p) = lists(scaled.clone(), [8000, 32000, 0, 0]);
+    assert!(!p.inactive_is_low(0));
+    let (_, p) = lists(scaled, [5000, 35000, 0, 0]);
+    assert!(p.inactive_is_low(0));
+}
+
 /// v4.6 (`file_ratio_1to1`, no `refaults_deactivate`): 100000 inactive against
 /// 200000 active file pages (1.1 GB, sqrt ratio 3) is low at 1:1 but not at 3:1;
 /// with inactive 8192 against active 4096 it is not low, and

@@ -79,6 +79,9 @@ pub struct Config {
     pub memory_bytes: u64,
     /// `memory.reserved`: bytes the kernel holds off the LRU from the start.
     pub reserved_bytes: u64,
+    /// `memory.scaled_from`: the memory of the machine this one is a scale
+    /// model of (0 = itself), see [`reclaim::scale`].
+    pub scaled_from_bytes: u64,
     /// Swap device kind.
     pub swap_kind: DeviceKind,
     /// Swap size in bytes (0 = no swap).
@@ -133,6 +136,7 @@ impl Default for Config {
             profile: "v6.2".into(),
             memory_bytes: 256 << 20,
             reserved_bytes: 0,
+            scaled_from_bytes: 0,
             swap_kind: DeviceKind::Ssd,
             swap_bytes: 1 << 30,
             fs_kind: DeviceKind::Ssd,
@@ -174,6 +178,17 @@ pub const KNOBS: &[Knob<Config>] = &[
         History::Model,
         "memory the kernel holds off the LRU from the start (slab, kernel data, unevictable boot files; size): taken from free memory before the run, never reclaimed; MemTotal stays `memory` (a real machine's MemTotal - MemFree when idle)"
     ),
+    Knob {
+        key: "memory.scaled_from",
+        help: "the memory of the machine this one is a scale model of (size, or `off`): the inactive list's target ratio (the square root of the LRU's size in GB) is evaluated for that size, so each list keeps the bigger machine's share of memory (S-SM1: watermarks, reclaim batches and readahead windows stay this machine's own)",
+        kind: Kind::Text,
+        history: History::Model,
+        get: |c| if c.scaled_from_bytes == 0 { "off".into() } else { format_size(c.scaled_from_bytes) },
+        set: |c, v| {
+            c.scaled_from_bytes = if v == "off" { 0 } else { knobs::parse_size(v)? };
+            Ok(())
+        },
+    },
     Knob {
         key: "swap",
         help: "swap device KIND:SIZE (hdd, ssd, nvme, zram, pmem), or `none`",
@@ -304,6 +319,13 @@ impl Config {
                 format_size(self.memory_bytes)
             )));
         }
+        if self.scaled_from_bytes != 0 && self.scaled_from_bytes < self.memory_bytes {
+            return Err(ConfigError::Inconsistent(format!(
+                "memory.scaled_from {} is smaller than memory {}: a scale model stands for a bigger machine",
+                format_size(self.scaled_from_bytes),
+                format_size(self.memory_bytes)
+            )));
+        }
         if self.swap_bytes / mm::PAGE_SIZE > u32::MAX as u64 / 2 {
             return Err(ConfigError::Inconsistent(format!(
                 "swap {} is too large: at most 8T",
@@ -346,6 +368,7 @@ mod tests {
         c.set("vm.swappiness", "115").unwrap();
         c.set("swap", "zram:2G").unwrap();
         c.set("anon_workingset", "0").unwrap();
+        c.set("memory.scaled_from", "7690M").unwrap();
         let mut d = Config::default();
         for (k, v) in c.resolved() {
             d.set(k, &v).unwrap();
@@ -358,13 +381,20 @@ mod tests {
         let mut c = Config::default();
         let e = c.set("vm.swapiness", "1").unwrap_err();
         assert!(
-            e.to_string().starts_with("unknown setting `vm.swapiness`; valid settings: memory, memory.reserved, swap,"),
+            e.to_string().starts_with(
+                "unknown setting `vm.swapiness`; valid settings: memory, memory.reserved, memory.scaled_from, swap,"
+            ),
             "{e}"
         );
         let e = c.set("vm.swappiness", "201").unwrap_err();
         assert_eq!(e.to_string(), "bad value `201` for `vm.swappiness`: expected an integer in 0..=200");
         let e = c.set("swap", "floppy:1G").unwrap_err();
         assert!(e.to_string().contains("expected a device kind: hdd, ssd, nvme, zram, pmem"), "{e}");
+        c.set("memory.scaled_from", "128M").unwrap();
+        let e = c.validate().unwrap_err().to_string();
+        assert_eq!(e, "memory.scaled_from 128M is smaller than memory 256M: a scale model stands for a bigger machine");
+        c.set("memory.scaled_from", "off").unwrap();
+        c.validate().unwrap();
         c.set("memory", "128K").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("too small"));
     }

@@ -17,8 +17,11 @@ use reclaim::{watermark, ReclaimWork};
 
 impl SimBuilder {
     /// A machine configured by `cfg`, with no workload yet.
-    pub fn new(cfg: Config) -> Result<SimBuilder, ConfigError> {
+    pub fn new(mut cfg: Config) -> Result<SimBuilder, ConfigError> {
         cfg.validate()?;
+        if cfg.scaled_from_bytes != 0 {
+            cfg.reclaim.scale = reclaim::ScaleModel::new(cfg.scaled_from_bytes, cfg.memory_bytes);
+        }
         let nr_frames = (cfg.memory_bytes / mm::PAGE_SIZE) as u32;
         let swap_pages = (cfg.swap_bytes / mm::PAGE_SIZE) as u32;
         let bad = |e: String| ConfigError::Inconsistent(e);
@@ -38,6 +41,7 @@ impl SimBuilder {
             let (zswap, comp) = cfg.zswap.pool_config(&cfg.zram);
             mm.enable_zswap(zswap, comp);
         }
+        // S-SM1: the watermarks are this machine's own under a scale model too.
         let min_free_kbytes =
             cfg.min_free_kbytes.unwrap_or_else(|| watermark::default_min_free_kbytes(cfg.memory_bytes / 1024));
         let managed = nr_frames as u64;

@@ -39,6 +39,9 @@ const LINPACK: &str = "seed 001, \"Linpack ... Base Optimized\"";
 /// index with `lrand48_r` and stores one word there, the store being the access.
 const THINK_NS: u64 = 0;
 
+/// The seed's test machine, the same for every table ("Common test condition").
+const SEED_RAM: &str = "32G";
+
 fn metric(name: &str, seed: [f64; 2], ours: Vec<f64>, source: &str) -> Metric {
     Metric::new(name, seed.map(Some).to_vec(), ours, source)
 }
@@ -52,6 +55,7 @@ fn combined_variants(args: &Ctx, swap: &str, kernels: &[(&str, &str)]) -> Vec<Va
             profile: "v6.2".into(),
             settings: vec![
                 format!("memory={memory}"),
+                format!("memory.scaled_from={SEED_RAM}"),
                 format!("swap={swap}"),
                 knob.to_string(),
                 format!("time_limit={limit}"),
@@ -166,7 +170,12 @@ fn linpack(args: &Ctx) -> Result<Table> {
         .map(|(label, knob)| Variant {
             label: label.to_string(),
             profile: "v6.2".into(),
-            settings: vec![format!("memory={memory}"), "swap=nvme:4G".into(), knob.to_string()],
+            settings: vec![
+                format!("memory={memory}"),
+                format!("memory.scaled_from={SEED_RAM}"),
+                "swap=nvme:4G".into(),
+                knob.to_string(),
+            ],
             workloads: vec!["linpack".into()],
         })
         .collect();
@@ -203,6 +212,7 @@ pub fn params() -> Vec<Param> {
         Param::new(C, "vmscale-rand:think_ns", THINK_NS, Origin::Published("vm-scalability's case-swap-w-rand runs `usemem -n N --random SIZE` without `--delay` (usemem's per-page pause, 0 unless given): a random index (lrand48_r) and one store per iteration, no compute between writes")),
         Param::new(C, "time_limit (ms)", "10000 (quick 2000)", Origin::Scaled("\"until 300 seconds\": a time-limited run, shortened")),
         Param::new("linpack", "memory", "256M (quick 64M)", Origin::Choice("the seed says only \"bigger than RAM\"")),
+        Param::new("all", "memory.scaled_from", SEED_RAM, Origin::Seed("Common test condition ===================== Test Machine: Xeon E5 v3 (2 sockets, 72 threads, 32G RAM)")),
         Param::new("linpack", "linpack matrix", "1.2x memory", Origin::Choice("\"The test memory size is bigger than RAM to trigger swapping\" (size not given)")),
     ]
 }

@@ -205,7 +205,7 @@ fn shared(args: &Ctx) -> Result<Table> {
     } else {
         ("memory=48M", "shared-anon:ops=400000")
     };
-    let v = variants(&[w.to_string()], &[mem, "swap=zram:512M", "fs=nvme"]);
+    let v = variants(&[w.to_string()], &[mem, "memory.scaled_from=200G", "swap=zram:512M", "fs=nvme"]);
     let r = args.run_variants(&v, args.rng_seed)?;
     Ok(Table {
         title: format!("shared-anon ({w}), {mem}: many processes, sparse offsets (8 of 512 PTEs per table)"),
@@ -262,6 +262,7 @@ pub fn params() -> Vec<Param> {
         Param::new("all", "cpu.rmap_walk_ns", cpu.rmap_walk_ns, Origin::Choice("the engine's default, the same for every seed (docs/model.md)")),
         Param::new("pagecache", "memory", "128M (quick 32M)", Origin::Choice("the review's question has no setup")),
         Param::new("shared", "memory", "48M (quick 8M)", Origin::Scaled("\"256G shmem, 450 processes, 200G RAM\", shmem 1.28x of memory")),
+        Param::new("shared", "memory.scaled_from", "200G", Origin::Seed("Total memory size: 200GB")),
     ]
 }
 

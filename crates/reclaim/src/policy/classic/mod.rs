@@ -185,7 +185,8 @@ impl Classic {
     pub fn inactive_is_low(&self, ty: usize) -> bool {
         let inactive = self.stat_len(ty * 2);
         let active = self.stat_len(ty * 2 + 1);
-        let gb = (inactive + active) >> (30 - mm::PAGE_SHIFT);
+        // The LRU's size on the machine this one stands for (`memory.scaled_from`).
+        let gb = self.cfg.scale.to_model(inactive + active) >> (30 - mm::PAGE_SHIFT);
         let one_to_one = if ty == ANON { self.cfg.anon_ratio_1to1 } else { self.cfg.file_ratio_1to1 };
         let ratio = if one_to_one {
             1
