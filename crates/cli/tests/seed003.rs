@@ -26,8 +26,9 @@ fn seed003_has_three_kernels_and_v311_stops_the_swapping() {
         assert_eq!(common::size(totals, name).as_deref(), Some("within 2x"), "{name}: {ours:?}");
         assert!(ours[0] > 0.0 && ours[2] < ours[0] / 2.0, "{name}: {ours:?}");
     }
-    for (name, code) in [("Slabs scanned", "S-RP1"), ("Kswapd inode steals", "S-RP1")] {
-        assert_eq!(common::row(totals, name).1, format!("not modelled ({code})"), "{name}");
+    // The shrinkers' rows are counted (issue #16), whatever they show.
+    for name in ["Slabs scanned", "Kswapd inode steals"] {
+        assert!(!common::row(totals, name).1.starts_with("not modelled"), "{name}");
     }
     let (normal, _) = common::row(totals, "Zone normal velocity");
     let (dma32, _) = common::row(totals, "Zone dma32 velocity");

@@ -2,9 +2,9 @@
 //! (totals over every run of a kernel) and the statistics over iterations
 //! (Min, Amean, Hmean, Stddev, CoeffVar, Max). A summary row the model cannot
 //! produce is kept as a row, `not modelled`, named by the simplification that
-//! keeps it out (zones: S-MM1; THP: S-KS1; compaction: S-DR1; slabs and
-//! inodes: S-RP1; figures of the harness: S-RP3; userspace memory managers:
-//! S-RP4), so that it
+//! keeps it out (zones on a machine of one zone: S-MM1; NUMA balancing:
+//! S-NB1; THP: S-KS1; compaction: S-DR1; figures of the harness: S-RP3;
+//! userspace memory managers: S-RP4), so that it
 //! can be wired when the model grows the mechanism.
 
 use super::Metric;
@@ -18,6 +18,9 @@ enum Extract {
     /// reclaim per second): from runs with per-zone LRU lists on a machine of
     /// several zones, else not modelled (S-MM1).
     ZoneVelocity(&'static str),
+    /// A zone's allocations (`pgalloc_*`): from runs on a machine of several
+    /// zones, else not modelled (S-MM1).
+    ZoneAllocs(&'static str),
     /// Not produced by the model, for the reason this simplification gives.
     Not(&'static str),
 }
@@ -76,14 +79,24 @@ fn extract(name: &str) -> Extract {
         "User" => Ours(|r| cpu_secs(r, RunReport::user_time_ns)),
         "System" => Ours(|r| cpu_secs(r, RunReport::system_time_ns)),
         "Page rescued immediate" => Not("S-CL3"),
-        "Slabs scanned" | "Direct inode steals" | "Kswapd inode steals" => Not("S-RP1"),
+        "Slabs scanned" => Ours(|r| sum(r, "slabs_scanned")),
+        "Direct inode steals" => Ours(|r| sum(r, "pginodesteal")),
+        "Kswapd inode steals" => Ours(|r| sum(r, "kswapd_inodesteal")),
+        "NUMA alloc hit" => Ours(|r| sum(r, "numa_hit")),
+        "NUMA alloc miss" => Ours(|r| sum(r, "numa_miss")),
+        "NUMA interleave hit" => Ours(|r| sum(r, "numa_interleave")),
+        "NUMA alloc local" => Ours(|r| sum(r, "numa_local")),
+        "DMA allocs" => Extract::ZoneAllocs("pgalloc_dma"),
+        "DMA32 allocs" => Extract::ZoneAllocs("pgalloc_dma32"),
+        "Movable allocs" => Extract::ZoneAllocs("pgalloc_movable"),
+        // Automatic NUMA balancing (hinting faults, PTE updates, migrations).
+        n if n.starts_with("NUMA") || n.starts_with("AutoNUMA") => Not("S-NB1"),
         "Kswapd skipped wait" => Not("S-RP3"),
         n if n.starts_with("THP") => Not("S-KS1"),
         n if n.starts_with("Compaction") || n.starts_with("Page migrate") => Not("S-DR1"),
         "Zone normal velocity" => Extract::ZoneVelocity("Normal"),
         "Zone dma32 velocity" => Extract::ZoneVelocity("DMA32"),
         "Zone dma velocity" => Extract::ZoneVelocity("DMA"),
-        // Zones and nodes: one node, one zone.
         _ => Not("S-MM1"),
     }
 }
@@ -104,6 +117,11 @@ fn scanned_per_zone(runs: &[Vec<&RunReport>]) -> bool {
     runs.iter().any(|k| !k.is_empty()) && runs.iter().flatten().all(|r| counted(r))
 }
 
+/// There are runs, and each is on a machine of several zones.
+fn several_zones(runs: &[Vec<&RunReport>]) -> bool {
+    runs.iter().any(|k| !k.is_empty()) && runs.iter().flatten().all(|r| r.zones.len() > 1)
+}
+
 /// The vmstat summary rows named in `seed` (mmtests' name, the seed's figure per
 /// column), computed over `runs[i]`, the runs of column `i`.
 pub fn vmstat_rows(seed: &[(&str, &[f64])], runs: &[Vec<&RunReport>], source: &str) -> Vec<Metric> {
@@ -117,6 +135,10 @@ pub fn vmstat_rows(seed: &[(&str, &[f64])], runs: &[Vec<&RunReport>], source: &s
                     Metric::new(*name, s, v, source)
                 }
                 Extract::ZoneVelocity(_) => Metric::not_modelled(*name, s, source, "S-MM1"),
+                Extract::ZoneAllocs(counter) if several_zones(runs) => {
+                    Metric::new(*name, s, runs.iter().map(|r| sum(r, counter)).collect(), source)
+                }
+                Extract::ZoneAllocs(_) => Metric::not_modelled(*name, s, source, "S-MM1"),
                 Extract::Not(code) => Metric::not_modelled(*name, s, source, code),
             }
         })
@@ -234,11 +256,12 @@ mod tests {
     #[test]
     fn rows_the_model_lacks_say_why() {
         let rows = vmstat_rows(
-            &[("Zone dma32 velocity", &[1.0, 2.0]), ("Slabs scanned", &[3.0, 2.0])],
+            &[("Zone dma32 velocity", &[1.0, 2.0]), ("DMA32 allocs", &[3.0, 2.0]), ("NUMA hint faults", &[0.0, 0.0])],
             &[vec![], vec![]],
             "t",
         );
         assert_eq!(rows[0].not_modelled, Some("S-MM1"));
-        assert_eq!(rows[1].not_modelled, Some("S-RP1"));
+        assert_eq!(rows[1].not_modelled, Some("S-MM1"));
+        assert_eq!(rows[2].not_modelled, Some("S-NB1"));
     }
 }
