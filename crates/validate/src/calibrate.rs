@@ -117,7 +117,13 @@ pub fn guest_costs(
     let cached = kernel.dir.join("runs").join(format!("calibrate-{key}.txt"));
     let text = match std::fs::read_to_string(&cached) {
         Ok(text) if !args.fresh => text,
-        _ if args.cached => return Ok(None),
+        _ if args.cached => {
+            eprintln!(
+                "reclaimsim validate: no cached calibration of {}: the simulator keeps its default CPU costs",
+                kernel.package
+            );
+            return Ok(None);
+        }
         _ => {
             let archive = cpio::archive(&initramfs::entries(&plan, payload).map_err(anyhow::Error::msg)?);
             let scratch = ScratchDir::new("calibrate").map_err(anyhow::Error::msg)?;
