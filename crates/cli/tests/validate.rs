@@ -308,6 +308,10 @@ fn global_reclaim_in_the_guest_runs_kswapd_and_direct_reclaim() {
     let settings: Vec<&str> = s["sim_settings"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     assert!(settings.contains(&format!("vm.min_free_kbytes={}", start["min_free_kbytes"]).as_str()), "{settings:?}");
     assert!(!settings.iter().any(|k| k.starts_with("memcg.")), "{settings:?}");
+    // The guest's costs, timed by the calibration boot (validate.md, "The guest's CPU costs").
+    for key in ["cpu.access_ns=", "cpu.fault_ns=", "swap.read_cpu_ns=", "swap.write_cpu_ns="] {
+        assert!(settings.iter().any(|k| k.starts_with(key)), "{key}: {settings:?}");
+    }
     assert!(start["MemFree"].as_u64().unwrap() < start["MemTotal"].as_u64().unwrap());
 }
 

@@ -77,13 +77,13 @@ fn os_err(what: &str) -> io::Error {
 }
 
 /// An anonymous private mapping without huge pages.
-struct Region {
+pub(crate) struct Region {
     base: *mut u8,
     len: usize,
 }
 
 impl Region {
-    fn new(pages: u32) -> io::Result<Region> {
+    pub(crate) fn new(pages: u32) -> io::Result<Region> {
         let len = pages as usize * PAGE as usize;
         if len == 0 {
             return Ok(Region { base: std::ptr::null_mut(), len });
@@ -110,7 +110,7 @@ impl Region {
     }
 
     #[inline]
-    fn touch(&self, page: u32, write: bool, fill: usize, noise: &mut u64) -> u8 {
+    pub(crate) fn touch(&self, page: u32, write: bool, fill: usize, noise: &mut u64) -> u8 {
         let off = page as usize * PAGE as usize;
         assert!(off < self.len, "anon page {page} outside the region");
         // SAFETY: `off` is inside the mapping (checked above); volatile so the access happens.
@@ -130,6 +130,17 @@ impl Region {
                 p.read_volatile()
             }
         }
+    }
+}
+
+impl Region {
+    /// `madvise(MADV_PAGEOUT)` of the whole region: reclaim its pages now (v5.4+).
+    pub(crate) fn pageout(&self) -> io::Result<()> {
+        // SAFETY: advice on the mapping this value owns.
+        if self.len > 0 && unsafe { libc::madvise(self.base as *mut libc::c_void, self.len, libc::MADV_PAGEOUT) } != 0 {
+            return Err(os_err("madvise(MADV_PAGEOUT)"));
+        }
+        Ok(())
     }
 }
 

@@ -5,6 +5,7 @@
 //! holds exactly the accesses real mode makes; both report the same digest.
 #![deny(missing_docs)]
 
+pub mod calibrate;
 pub mod cli;
 pub mod exec;
 pub mod pattern;

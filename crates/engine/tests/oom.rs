@@ -2,7 +2,8 @@
 //! badness and the others go on; `oom_score_adj=-1000` protects; the v1
 //! memory group's OOM kills within the group; `vm.panic_on_oom` fails the
 //! run instead; MGLRU's `min_ttl_ms` kills from kswapd; the reaper frees the
-//! victim's anonymous pages and swap slots and leaves its page cache.
+//! victim's anonymous pages and swap slots and leaves its page cache; a
+//! process's memory is freed when its last thread ends.
 
 use engine::{Access, RunReport, SimBuilder, SimError, Step};
 use mm::RegionId;
@@ -165,6 +166,46 @@ fn the_reaper_frees_swap_slots_and_anon_pages() {
     let on_pcp: u64 = r.zones.iter().flat_map(|z| &z.pagesets).map(|p| p.count as u64).sum();
     assert_eq!(r.get("nr_free_pages").unwrap() + on_pcp + 256, alone_free(&r));
     assert_eq!(thread(&r, "small").ops, 2560);
+}
+
+/// Exiting processes (`exit_when_done`, as validate's drivers): one exits
+/// when its last thread ends, and its memory is freed then. "first" writes
+/// 3072 pages (12M of the 16M) and ends; "second" starts 1 s later and writes
+/// 3072 pages of its own, which fit only because the first's are gone:
+/// nothing is reclaimed or swapped. A thread that ends while another of its
+/// process runs frees nothing: "late" rewrites the 512 pages "early" wrote,
+/// all resident (512 faults in all for them). Without `exit_when_done` the
+/// first's pages stay (an idle process) and the second's push them to swap.
+#[test]
+fn a_process_frees_its_memory_when_its_last_thread_ends() {
+    let run = |exits: bool| {
+        let mut b = machine(&[("swap", "ssd:8M")]);
+        for (name, delay) in [("first", 0), ("second", 1_000_000_000)] {
+            process(&mut b, name, 0, 3 * RAM / 4, delay, 1, 0);
+            if exits {
+                b.exit_when_done();
+            }
+        }
+        b.begin_process(0).unwrap();
+        b.exit_when_done();
+        let shared = b.add_anon_region(512);
+        b.add_thread("early", Box::new(Steps::new(writes(shared, 0..512).collect())));
+        let mut late = vec![Step::Think(2_000_000_000)];
+        late.extend(writes(shared, 0..512));
+        b.add_thread("late", Box::new(Steps::new(late)));
+        b.build().run(&mut |_| {}).unwrap()
+    };
+    assert!(run(false).get("pswpout").unwrap() > 1000, "an idle process's pages are swapped out");
+    let r = run(true);
+    for counter in ["pswpout", "pgscan_kswapd", "pgscan_direct", "oom_kill"] {
+        assert_eq!(r.get(counter), Some(0), "{counter}");
+    }
+    assert_eq!(r.get("pgfault"), Some(2 * 3072 + 512), "no refault of the shared region");
+    assert_eq!(thread(&r, "late").ops, 512);
+    // Everything exited: every page is free again, every swap slot too (2047: the first holds the header).
+    let on_pcp: u64 = r.zones.iter().flat_map(|z| &z.pagesets).map(|p| p.count as u64).sum();
+    assert_eq!(r.get("nr_free_pages").unwrap() + on_pcp, alone_free(&r));
+    assert_eq!(r.get("nr_swap_free"), Some(2047));
 }
 
 /// Free pages of the machine of `r` with nothing allocated but its kernel reserve.

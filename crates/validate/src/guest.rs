@@ -20,13 +20,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// zram size in the guest (and the simulator's swap).
-const SWAP_BYTES: u64 = 1 << 30;
+pub(crate) const SWAP_BYTES: u64 = 1 << 30;
 /// KERNEL: a memory-backed null_blk keeps a page for every sector written and
 /// the swap allocator spreads writes over the device: 256M in the 512M guest
 /// (1G deadlocked it).
 const NULLB_SWAP_BYTES: u64 = 256 << 20;
 /// Host time allowed per boot.
-const BOOT_TIMEOUT: Duration = Duration::from_secs(1800);
+pub(crate) const BOOT_TIMEOUT: Duration = Duration::from_secs(1800);
 
 fn err(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("{e}")
@@ -127,6 +127,7 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
         "reclaimsim validate: {} ({}), qemu TCG -icount, {} rep(s) after a discarded warm-up run per boot",
         family.name, kernel.package, args.reps
     );
+    let costs = crate::calibrate::guest_costs(args, family, &kernel, &payload, &qemu)?;
     let started = Instant::now();
     let mut boots = Vec::new();
     let mut not_run = Vec::new();
@@ -154,7 +155,18 @@ pub fn validate(args: &ValidateArgs, family: &'static Family) -> Result<()> {
                 .collect::<Result<Vec<_>>>()?;
             drop(trace_dir);
             for &lru_gen in &modes {
-                let Some(p) = boot_scenario(args, family, &kernel, &payload, &qemu, sc, lru_gen, traces.clone(), n)?
+                let Some(p) = boot_scenario(
+                    args,
+                    family,
+                    &kernel,
+                    &payload,
+                    &qemu,
+                    sc,
+                    lru_gen,
+                    traces.clone(),
+                    n,
+                    costs.as_ref(),
+                )?
                 else {
                     not_run.push(format!("{} (lru_gen {})", sc.name, on_off(lru_gen)));
                     continue;
@@ -232,7 +244,7 @@ fn without_debuginfo(exe: &Path, dir: &Path) -> PathBuf {
     }
 }
 
-fn file_name(p: &Path) -> String {
+pub(crate) fn file_name(p: &Path) -> String {
     p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
@@ -251,6 +263,7 @@ fn boot_scenario(
     lru_gen: bool,
     traces: Vec<(String, driver::trace::Trace, driver::trace::Digest)>,
     n: usize,
+    costs: Option<&crate::calibrate::GuestCosts>,
 ) -> Result<Option<Prepared>> {
     let warmup = sc.warmup as u32;
     let (trace, digest) = (&traces[0].1, traces[0].2);
@@ -269,6 +282,7 @@ fn boot_scenario(
         data_mb,
         zswap_pool_pct: sc.zswap_pool_pct,
         tenants: sc.tenants.clone(),
+        calibrate: false,
     };
     if data_mb.is_some() && plan.swap != scenarios::Swap::Zram {
         return Err(err(format!("{}: a null_blk swap and a null_blk data device in one guest", sc.name)));
@@ -369,7 +383,10 @@ fn boot_scenario(
                 zswap_settings(&report.info, driver).map_err(|e| err(format!("{label}: {e}")))?
             }
             (None, None) => Vec::new(),
-        },
+        }
+        .into_iter()
+        .chain(costs.map_or_else(Vec::new, |c| c.settings(&cpu_costs(family.profile(lru_gen)), !block_swap)))
+        .collect(),
         extra: args.sim_settings()?,
         global: match (sc.global_ram_mb, runs.last()) {
             (Some(_), Some(r)) => Some(replay::GlobalStart::from_stats(&r.start).map_err(err)?),
@@ -390,6 +407,11 @@ fn boot_scenario(
     let scenario = Scenario { name: label, ..sc.clone() };
     let traces = traces.into_iter().map(|(g, t, _)| (g, t)).collect();
     Ok(Some(Prepared { machine, runs, traces, scenario, host_seconds, lru_gen, cached: from_cache }))
+}
+
+/// The CPU costs of simulator profile `profile`.
+fn cpu_costs(profile: &str) -> engine::config::CpuCosts {
+    engine::config::Config::for_profile(profile).map(|c| c.cpu).unwrap_or_default()
 }
 
 /// The swap size of `sc`: zram's, or the null_blk's.
@@ -451,7 +473,7 @@ fn nullb_of(info: &BTreeMap<String, String>) -> Result<Option<replay::BlockDev>,
 
 /// The cache key of a boot: FNV-1a 64 over the package, the generated `/init`
 /// (pattern, sizes, runs, modules) and the trace digest.
-fn run_key(package: &str, plan: &GuestPlan, digest: driver::trace::Digest) -> String {
+pub(crate) fn run_key(package: &str, plan: &GuestPlan, digest: driver::trace::Digest) -> String {
     let text = format!("{package}\n{}\n{digest}", initramfs::init_script(plan));
     let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3));
     format!("{h:016x}")

@@ -88,6 +88,8 @@ pub struct GuestPlan {
     pub modules: Vec<String>,
     /// The driver reads `/proc/vmstat` after every this many accesses (0: never).
     pub phase_every: u64,
+    /// The driver times the guest's costs (`driver calibrate`) instead of running `pattern`.
+    pub calibrate: bool,
 }
 
 /// The generated `/init` (busybox sh). Set-up failures print `@fail WHAT` on
@@ -189,7 +191,10 @@ pub fn init_script(p: &GuestPlan) -> String {
     if p.zswap_pool_pct.is_some() {
         snapshot += &ZSWAP_SNAPSHOTS.map(|f| format!(" --snapshot {f}")).concat();
     }
-    if p.tenants.is_empty() {
+    if p.calibrate {
+        let (pages, ops) = (driver::calibrate::PAGES, driver::calibrate::OPS);
+        s += &format!("  {GUEST_EXE} driver calibrate --pages {pages} --ops {ops} > /tmp/out 2>&1\n  status=$?\n");
+    } else if p.tenants.is_empty() {
         s += &format!(
             "  {GUEST_EXE} driver run '{}'{group}{phases}{file}{snapshot} > /tmp/out 2>&1\n  status=$?\n",
             p.pattern
@@ -359,6 +364,7 @@ mod tests {
             data_mb: None,
             zswap_pool_pct: None,
             tenants: Vec::new(),
+            calibrate: false,
         }
     }
 
@@ -483,6 +489,11 @@ mod tests {
         assert!(gpos("echo 3 > /proc/sys/vm/drop_caches") < gpos("echo \"@run $run\""));
         assert!(gpos("echo @section start") < gpos("@section vmstat_before"));
         assert!(g.contains("driver run 'anon-seq:anon=96M,passes=4' --snapshot /sys/block/zram0/mm_stat"));
+        let c = init_script(&GuestPlan { calibrate: true, global_ram_mb: Some(256), ..plan() });
+        assert!(
+            c.contains("driver calibrate --pages 4096 --ops 200000 > /tmp/out 2>&1") && !c.contains("driver run"),
+            "{c}"
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! calls [`validate`]).
 
 mod apt;
+mod calibrate;
 mod compare;
 mod console;
 mod cpio;

@@ -251,6 +251,9 @@ pub fn simulate(machine: &Machine, traces: Vec<(String, Trace)>) -> Result<RunRe
     let mut b = SimBuilder::new(cfg).map_err(|e| e.to_string())?;
     let phase_every = machine.phase_every as usize;
     for (group, trace) in traces {
+        // Each trace is one driver process of the guest: it exits, freeing its memory, when it ends.
+        b.begin_process(0)?;
+        b.exit_when_done();
         let name =
             if group.is_empty() { "driver".to_string() } else { b.set_cgroup(&group).map(|()| group.clone())? };
         let region = (trace.anon_pages > 0).then(|| b.add_anon_region(trace.anon_pages));

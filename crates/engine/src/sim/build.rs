@@ -171,6 +171,13 @@ impl SimBuilder {
         Ok(())
     }
 
+    /// The current process exits when its last thread ends: its memory is
+    /// unmapped then (`exit_mmap`). Without it a process whose threads have
+    /// ended keeps its memory to the end of the run (S-OOM1).
+    pub fn exit_when_done(&mut self) {
+        self.m.procs.exit_when_done();
+    }
+
     /// Adds an anonymous region (private memory of the current process) of `pages` pages.
     pub fn add_anon_region(&mut self, pages: u32) -> RegionId {
         let r = self.m.mm.add_anon_region(pages);

@@ -370,7 +370,9 @@ impl Sim {
                         continue;
                     }
                     Step::Done => {
-                        m.procs.thread_exit(tid);
+                        if let Some(p) = m.procs.thread_exit(tid) {
+                            m.exit_process(p, th.clock);
+                        }
                         th.end(m, tid, None);
                         return Ok(());
                     }

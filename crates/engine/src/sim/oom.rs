@@ -14,7 +14,9 @@
 //! the page cache. Simplifications (docs/simplifications.md):
 //! - S-OOM1: a workload instance is one process, even one whose `procs=`
 //!   stand for several; a process whose threads all ended keeps its memory
-//!   (the simulator does not model exit) and is no candidate.
+//!   (it sleeps to the end of the run, as mmtests' idle processes do) and is
+//!   no candidate, unless it was built to exit then (`exit_when_done`:
+//!   validate's drivers), when its memory is unmapped as a victim's (`exit_mmap`).
 //! - S-OOM2: the kill and the reaping happen at once (no `OOM_REAPER_DELAY`,
 //!   no waiting for the victim's exit); an anonymous page under swap
 //!   writeback is freed when its write completes.
@@ -43,11 +45,13 @@ struct Process {
     live: u32,
     /// When the OOM killer killed it.
     killed_at: Option<Nanos>,
+    /// It exits when its last thread ends (else it keeps its memory, as a process sleeping to the end).
+    exits: bool,
 }
 
 impl Process {
     fn new(oom_score_adj: i16) -> Process {
-        Process { oom_score_adj, regions: Vec::new(), threads: Vec::new(), live: 0, killed_at: None }
+        Process { oom_score_adj, regions: Vec::new(), threads: Vec::new(), live: 0, killed_at: None, exits: false }
     }
 }
 
@@ -74,6 +78,11 @@ impl Processes {
         self.procs.last_mut().expect("one was just begun")
     }
 
+    /// The process being built exits when its last thread ends.
+    pub(super) fn exit_when_done(&mut self) {
+        self.building().exits = true;
+    }
+
     /// Region `r` belongs to the process being built.
     pub(super) fn add_region(&mut self, r: RegionId) {
         self.building().regions.push(r);
@@ -89,9 +98,13 @@ impl Processes {
         self.thread_proc.push(self.procs.len() as u32 - 1);
     }
 
-    /// Thread `tid` ended by itself.
-    pub(super) fn thread_exit(&mut self, tid: usize) {
-        self.procs[self.thread_proc[tid] as usize].live -= 1;
+    /// Thread `tid` ended by itself; returns its process if that was the last
+    /// live thread of a process that exits then ([`Processes::exit_when_done`]).
+    pub(super) fn thread_exit(&mut self, tid: usize) -> Option<usize> {
+        let p = self.thread_proc[tid] as usize;
+        let proc = &mut self.procs[p];
+        proc.live -= 1;
+        (proc.live == 0 && proc.exits && proc.killed_at.is_none()).then_some(p)
     }
 
     /// The memory cgroup of thread `tid` (`mem_cgroup_from_task`).
@@ -203,6 +216,17 @@ impl Machine {
         Ok(())
     }
 
+    /// `do_exit()` of process `p`, whose last thread ended at `at`:
+    /// `exit_mmap()` unmaps its regions as the OOM reaper does (anonymous pages
+    /// and swap slots freed, file pages left in the page cache). A page the
+    /// policy cannot take off its lists outside reclaim stays (a test policy's).
+    pub(super) fn exit_process(&mut self, p: usize, at: Nanos) {
+        let regions = std::mem::take(&mut self.procs.procs[p].regions);
+        // Err: a policy that refuses to drop pages keeps them mapped, as before exit was modelled.
+        let _ = self.reap(&regions, at);
+        self.procs.procs[p].regions = regions;
+    }
+
     /// `mem_cgroup_get_oom_group()`: the highest group from the victim's
     /// `cg` up to the OOM's `domain` with `memory.oom.group` set.
     fn oom_group(&self, cg: CgId, domain: CgId) -> Option<CgId> {
@@ -232,7 +256,7 @@ impl Machine {
     }
 
     /// The OOM reaper's unmap of `regions` (`__oom_reap_task_mm` then
-    /// `exit_mmap`) at `at`. Fails if the policy cannot take an anonymous page
+    /// `exit_mmap`) at `at`, also an exiting process's. Fails if the policy cannot take an anonymous page
     /// off its lists (a policy refuses every page: the first one then).
     fn reap(&mut self, regions: &[RegionId], at: Nanos) -> Result<(), &'static str> {
         for &r in regions {
