@@ -89,3 +89,50 @@ fn without_protection_both_groups_give_pages() {
     // Partial walks resume after the last group: the two share the work.
     assert!(s + b > 0 && 3 * s >= s + b && 3 * b >= s + b, "svc gave {s}, batch gave {b}");
 }
+
+/// MGLRU in a tree: group `a`'s aging walks `a`'s address spaces only (its
+/// `lru_gen_mm_list`) and takes only `a`'s pages (`get_pfn_folio`'s memcg
+/// check). Each group has 4 faulted anon pages with young PTEs in its own
+/// generations (max_seq 3). Aging `a` with a forced walk visits one address
+/// space, moves `a`'s 4 pages to seq 3 and clears their PTEs; `b`'s PTEs stay
+/// young and `b`'s generations untouched. (Walking every region, `a`'s
+/// aging used to set `b`'s pages' generation in `a`'s numbering.)
+#[test]
+fn mglru_aging_of_one_group_leaves_other_groups_pages_alone() {
+    use mm::{PageFlags, Pte};
+    use reclaim::policy::mglru::gens::{folio_gen, gen_from_seq, ANON};
+    use reclaim::policy::mglru::Mglru;
+    use reclaim::{Reclaimer, ScanControl};
+    let mut mm = Mm::new(64, 64);
+    let groups = [mm.cgroups.create("a"), mm.cgroups.create("b")];
+    let mut lruvecs = [Mglru::new(ReclaimConfig::default()), Mglru::new(ReclaimConfig::default())];
+    let mut regions = Vec::new();
+    for (g, lruvec) in groups.into_iter().zip(lruvecs.iter_mut()) {
+        let r = mm.add_anon_region(4);
+        mm.regions[r.0 as usize].cg = g;
+        mm.cgroups.switch_to(g, &mm.stat);
+        for i in 0..4 {
+            let pfn = mm.alloc_in(0, Owner::anon(r), i, PageFlags::SWAPBACKED).unwrap();
+            mm.regions[r.0 as usize].ptes[i as usize] = Pte::present(pfn, false);
+            lruvec.add_page(&mut mm, pfn, Origin::AnonFault, None);
+        }
+        regions.push(r);
+    }
+    let gens = |mm: &Mm, r: mm::RegionId| -> Vec<Option<usize>> {
+        mm.regions[r.0 as usize].ptes.iter().map(|p| folio_gen(&mm.frames[p.pfn().unwrap()])).collect()
+    };
+    let b_before = gens(&mm, regions[1]);
+    mm.cgroups.switch_to(groups[0], &mm.stat);
+    let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+    assert!(lruvecs[0].age(&mut mm, true, true, &mut sc));
+    assert_eq!(sc.work.walk_mms, 1, "a's address space only");
+    let young = |mm: &Mm, r: mm::RegionId| mm.regions[r.0 as usize].ptes.iter().filter(|p| p.young()).count();
+    assert_eq!((young(&mm, regions[0]), young(&mm, regions[1])), (0, 4));
+    assert_eq!(lruvecs[0].lrugen().nr_pages(gen_from_seq(3), ANON), 4);
+    assert_eq!(lruvecs[1].lrugen().nr_pages(gen_from_seq(3), ANON), 4);
+    assert_eq!(gens(&mm, regions[1]), b_before);
+    assert_eq!(lruvecs[1].lrugen().max_seq, 3);
+    for l in &lruvecs {
+        l.check_invariants(&mm);
+    }
+}

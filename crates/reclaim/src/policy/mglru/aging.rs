@@ -32,7 +32,9 @@ use super::gens::{folio_gen, gen_from_seq, type_of, ANON, FILE, MAX_NR_GENS, MIN
 use super::Mglru;
 use crate::control::ReclaimWork;
 use crate::rmap::Mapping;
-use mm::{DirtyState, FrameTable, Mm, PageFlags, Pfn, Pte, RegionKind, VmEvent, VmStat, PAGEVEC_SIZE};
+use mm::{
+    CgId, DirtyState, File, Frame, FrameTable, Mm, PageFlags, Pfn, Pte, RegionKind, VmEvent, VmStat, PAGEVEC_SIZE,
+};
 
 /// KERNEL: `PTRS_PER_PTE` on x86-64: pages per PTE table (one PMD entry).
 pub const PTRS_PER_PTE: u32 = 512;
@@ -64,6 +66,8 @@ pub struct MmStats {
 /// dirty by nature) and returns the page. v6.14 (`skip_isolated`) leaves pages
 /// on no generation alone, so an isolated page keeps its young PTE for its
 /// own reference check.
+/// With a cgroup tree (`memcg`: the group whose generations age), a page of
+/// another group is left alone (`get_pfn_folio`'s `folio_memcg()` check).
 fn take_young(
     pte: &mut Pte,
     frames: &mut FrameTable,
@@ -71,9 +75,11 @@ fn take_young(
     stat: &mut VmStat,
     can_swap: bool,
     skip_isolated: bool,
+    other_group: impl Fn(&Frame) -> bool,
 ) -> Option<Pfn> {
     let pfn = pte.pfn()?;
-    if !pte.young() || (!can_swap && frames[pfn].is_anon()) || (skip_isolated && folio_gen(&frames[pfn]).is_none()) {
+    let f = &frames[pfn];
+    if !pte.young() || (!can_swap && f.is_anon()) || (skip_isolated && folio_gen(f).is_none()) || other_group(f) {
         return None;
     }
     pte.test_clear_young();
@@ -82,6 +88,13 @@ fn take_young(
         dirty.mark_dirty(frames, stat, pfn);
     }
     Some(pfn)
+}
+
+/// Whether `f`, mapped by a region of group `region_cg`, is charged to a group
+/// other than `memcg` (with a tree; `None` without one): anon pages are their
+/// region's group's, file pages their file's (S-CG1).
+fn charged_elsewhere(f: &Frame, region_cg: CgId, files: &[File], memcg: Option<CgId>) -> bool {
+    memcg.is_some_and(|g| f.owner.as_file().map_or(region_cg, |file| files[file.0 as usize].cg) != g)
 }
 
 impl Mglru {
@@ -159,11 +172,17 @@ impl Mglru {
         force_scan: bool,
         work: &mut ReclaimWork,
     ) {
-        let Mm { regions, frames, dirty, stat, .. } = mm;
+        let memcg = mm.cgroups.enabled().then(|| mm.cgroups.current());
+        let Mm { regions, files, frames, dirty, stat, .. } = mm;
         let region = &mut regions[r];
         if region.kind == RegionKind::Anon && !can_swap {
             return; // should_skip_vma
         }
+        // The group's own address spaces only (its lru_gen_mm_list).
+        if memcg.is_some_and(|g| region.cg != g) {
+            return;
+        }
+        let region_cg = region.cg;
         let n = region.ptes.len() as u32;
         let chunks = n.div_ceil(PTRS_PER_PTE);
         self.chunk_young.clear();
@@ -192,7 +211,9 @@ impl Mglru {
             let mut young = 0;
             for i in s..e {
                 let Some(pfn) =
-                    take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework)
+                    take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework, |f| {
+                        charged_elsewhere(f, region_cg, files, memcg)
+                    })
                 else {
                     continue;
                 };
@@ -249,8 +270,10 @@ impl Mglru {
     /// neighbouring PTEs of the same table and region. `can_swap` is false when a
     /// file page is evicted (anon neighbours are left alone).
     pub(super) fn look_around(&mut self, mm: &mut Mm, at: Mapping, can_swap: bool, walk: bool, work: &mut ReclaimWork) {
-        let Mm { regions, frames, dirty, stat, .. } = mm;
+        let memcg = mm.cgroups.enabled().then(|| mm.cgroups.current());
+        let Mm { regions, files, frames, dirty, stat, .. } = mm;
         let region = &mut regions[at.region.0 as usize];
+        let region_cg = region.cg;
         let n = region.ptes.len() as u32;
         let batch = MIN_LRU_BATCH as u32;
         let mut start = at.index - at.index % PTRS_PER_PTE;
@@ -274,7 +297,10 @@ impl Mglru {
         let mut stale = [0 as Pfn; MIN_LRU_BATCH as usize];
         let mut nr_stale = 0;
         for i in start..end {
-            let Some(pfn) = take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework)
+            let Some(pfn) =
+                take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework, |f| {
+                    charged_elsewhere(f, region_cg, files, memcg)
+                })
             else {
                 continue;
             };
