@@ -98,7 +98,7 @@ impl<R: BufRead> Replay<R> {
         (Replay { reader, installed, ids, range: None, tap, refs: 0, status: status.clone() }, status)
     }
 
-    #[inline]
+    #[inline(always)]
     fn issue(&mut self, global: u32, a: Access) -> Step {
         if let Some(t) = &mut self.tap {
             if let Err(e) = t.write_all(&global.to_le_bytes()) {
@@ -109,6 +109,24 @@ impl<R: BufRead> Replay<R> {
         Step::Access(a)
     }
 
+    /// The access a trace record asks for (its first page), if the record is one.
+    #[inline(always)]
+    fn access_of(&self, e: Event) -> Option<Access> {
+        match e {
+            Event::Access { space, page, write } => {
+                Some(Access::Mem { region: *self.installed.regions.get(space as usize)?, page, write })
+            }
+            Event::FileRead { file, page, .. } => {
+                Some(Access::FileRead { file: *self.installed.files.get(file as usize)?, page })
+            }
+            Event::FileWrite { file, page, .. } => {
+                Some(Access::FileWrite { file: *self.installed.files.get(file as usize)?, page })
+            }
+            Event::Mmap { .. } | Event::Munmap { .. } | Event::Exit => None,
+        }
+    }
+
+    #[cold]
     fn fail(&mut self, e: TraceError) -> Step {
         self.status.borrow_mut().error.get_or_insert(e);
         Step::Done
@@ -116,6 +134,16 @@ impl<R: BufRead> Replay<R> {
 }
 
 impl<R: BufRead> Program for Replay<R> {
+    fn has_upcoming(&self) -> bool {
+        true
+    }
+
+    /// The first page of the record `ahead` records on, if it is already in
+    /// the reader's block (a multi-page range in progress is not counted).
+    fn upcoming(&self, ahead: usize) -> Option<Access> {
+        self.access_of(self.reader.peek_valid(ahead)?.event)
+    }
+
     fn next(&mut self) -> Step {
         loop {
             if let Some(r) = &mut self.range {

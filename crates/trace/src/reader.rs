@@ -51,9 +51,12 @@ pub struct TraceReader<R: BufRead> {
     /// A read error met after some bytes of a block: reported when the records
     /// before it have been consumed.
     deferred: Option<std::io::Error>,
-    /// Offset of the next record in the (decompressed) stream.
-    offset: u64,
-    records: u64,
+    /// Offset in the (decompressed) stream of `block[0]`: the next record's
+    /// offset is `base + pos`, and as all records have one size the count
+    /// read so far follows from it (nothing to count per record).
+    base: u64,
+    /// The header's length: where the first record starts.
+    header_len: u64,
     ended: bool,
 }
 
@@ -89,8 +92,8 @@ impl<R: BufRead> TraceReader<R> {
             len: 0,
             eof: false,
             deferred: None,
-            offset: len,
-            records: 0,
+            base: len,
+            header_len: len,
             ended: false,
         })
     }
@@ -102,19 +105,26 @@ impl<R: BufRead> TraceReader<R> {
 
     /// Records read so far.
     pub fn records_read(&self) -> u64 {
-        self.records
+        // The end record, once read, is not a record.
+        (self.offset() - self.header_len) / self.codec.size() as u64 - self.ended as u64
+    }
+
+    /// Offset of the next record in the (decompressed) stream.
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
     }
 
     fn err(&self, kind: ErrorKind, message: String) -> TraceError {
-        TraceError::new(&self.source, Location::Byte(self.offset), kind, message)
+        TraceError::new(&self.source, Location::Byte(self.offset()), kind, message)
     }
 
     /// Moves the unconsumed bytes to the front of the block and fills the rest
     /// from the body, until the block is full or the body ends.
     fn refill(&mut self) -> Result<(), TraceError> {
         if let Some(e) = self.deferred.take() {
-            return Err(self.err(ErrorKind::Io, format!("record {}: {e}", self.records)));
+            return Err(self.err(ErrorKind::Io, format!("record {}: {e}", self.records_read())));
         }
+        self.base += self.pos as u64;
         self.block.copy_within(self.pos..self.len, 0);
         self.len -= self.pos;
         self.pos = 0;
@@ -127,7 +137,7 @@ impl<R: BufRead> TraceReader<R> {
                     self.deferred = Some(e);
                     break;
                 }
-                Err(e) => return Err(self.err(ErrorKind::Io, format!("record {}: {e}", self.records))),
+                Err(e) => return Err(self.err(ErrorKind::Io, format!("record {}: {e}", self.records_read()))),
             }
         }
         Ok(())
@@ -135,22 +145,39 @@ impl<R: BufRead> TraceReader<R> {
 
     /// The next record, `None` after the end record. Errors name the byte
     /// offset of the offending record (in the decompressed stream).
-    #[inline]
+    #[inline(always)]
     pub fn next_record(&mut self) -> Result<Option<Record>, TraceError> {
-        let size = self.codec.size();
-        if self.len - self.pos >= size {
-            let b = &self.block[self.pos..self.pos + size];
-            if let Some(r) = self.codec.decode_valid(b, &self.space_pages, &self.file_pages) {
-                self.pos += size;
-                self.offset += size as u64;
-                self.records += 1;
-                return Ok(Some(r));
-            }
+        match self.next_valid() {
+            Some(r) => Ok(Some(r)),
+            None => self.next_record_checked(),
         }
-        self.next_record_checked()
+    }
+
+    /// The next record if it takes the fast path (whole in the block and
+    /// well formed, [`RecordCodec::decode_valid`]); `None` leaves it unread
+    /// for [`TraceReader::next_record`], which says what else it is.
+    #[inline(always)]
+    pub fn next_valid(&mut self) -> Option<Record> {
+        let size = self.codec.size();
+        let b = self.block[..self.len].get(self.pos..self.pos + size)?;
+        let r = self.codec.decode_valid(b, &self.space_pages, &self.file_pages)?;
+        self.pos += size;
+        Some(r)
+    }
+
+    /// The well-formed record `ahead` records after the next one, if it is
+    /// in the current block, without reading it (a hint for prefetching).
+    #[inline(always)]
+    pub fn peek_valid(&self, ahead: usize) -> Option<Record> {
+        let size = self.codec.size();
+        let at = self.pos + ahead * size;
+        let b = self.block[..self.len].get(at..at + size)?;
+        self.codec.decode_valid(b, &self.space_pages, &self.file_pages)
     }
 
     /// The general path: block boundaries, the end record, and bad records.
+    #[cold]
+    #[inline(never)]
     fn next_record_checked(&mut self) -> Result<Option<Record>, TraceError> {
         if self.ended {
             return Ok(None);
@@ -160,40 +187,34 @@ impl<R: BufRead> TraceReader<R> {
             self.refill()?;
         }
         let got = (self.len - self.pos).min(size);
+        let records = self.records_read();
         if got == 0 {
             return Err(self.err(
                 ErrorKind::Malformed,
-                format!("trace ends after {} records without an end record: truncated", self.records),
+                format!("trace ends after {records} records without an end record: truncated"),
             ));
         }
         if got < size {
-            return Err(
-                self.err(ErrorKind::Malformed, format!("truncated record {}: {got} of {size} bytes", self.records))
-            );
+            return Err(self.err(ErrorKind::Malformed, format!("truncated record {records}: {got} of {size} bytes")));
         }
         let item = self
             .codec
             .decode(&self.block[self.pos..self.pos + size])
-            .map_err(|m| self.err(ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
+            .map_err(|m| self.err(ErrorKind::Malformed, format!("record {records}: {m}")))?;
         match item {
             Item::Record(r) => {
                 self.header
                     .check_record(&r)
-                    .map_err(|m| self.err(ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
+                    .map_err(|m| self.err(ErrorKind::Malformed, format!("record {records}: {m}")))?;
                 self.pos += size;
-                self.offset += size as u64;
-                self.records += 1;
                 Ok(Some(r))
             }
             Item::End(n) => {
-                if n != self.records {
-                    return Err(self.err(
-                        ErrorKind::Malformed,
-                        format!("end record counts {n} records but {} precede it", self.records),
-                    ));
+                if n != records {
+                    return Err(self
+                        .err(ErrorKind::Malformed, format!("end record counts {n} records but {records} precede it")));
                 }
                 self.pos += size;
-                self.offset += size as u64;
                 if self.pos == self.len {
                     self.refill()?;
                 }

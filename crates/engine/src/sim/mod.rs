@@ -312,7 +312,11 @@ impl Sim {
         let access_ns = m.cfg.cpu.access_ns;
         // Tested once a slice: the per-access context below tests a local.
         let tracing = m.mm.tracing();
+        let hints = th.program.has_upcoming();
         loop {
+            if hints {
+                m.prefetch_upcoming(&*th.program);
+            }
             let (access, started) = match th.pending.take() {
                 Some(p) => p,
                 None => match th.program.next() {
