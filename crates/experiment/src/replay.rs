@@ -141,7 +141,7 @@ impl<R: BufRead> Program for Replay<R> {
     /// The first page of the record `ahead` records on, if it is already in
     /// the reader's block (a multi-page range in progress is not counted).
     fn upcoming(&self, ahead: usize) -> Option<Access> {
-        self.access_of(self.reader.peek_valid(ahead)?.event)
+        self.access_of(self.reader.peek(ahead)?)
     }
 
     fn next(&mut self) -> Step {

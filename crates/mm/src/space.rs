@@ -88,6 +88,21 @@ pub fn prefetch<T>(r: &T) {
     let _ = r;
 }
 
+/// Prefetches the entry that maps `frame`'s page (its page-cache slot or PTE),
+/// which evicting the page rewrites: a hint for reclaim to give when it
+/// isolates a batch, so that the batch's misses overlap.
+#[inline(always)]
+pub fn prefetch_mapping(files: &[File], regions: &[Region], frame: &crate::Frame) {
+    let index = frame.index as usize;
+    if let Some(file) = frame.owner.as_file() {
+        if let Some(slot) = files.get(file.0 as usize).and_then(|f| f.cache.get(index)) {
+            prefetch(slot);
+        }
+    } else if let Some(pte) = frame.owner.as_anon().and_then(|r| regions.get(r.0 as usize)?.ptes.get(index)) {
+        prefetch(pte);
+    }
+}
+
 impl crate::Mm {
     /// Prefetches what a hit on page `page` of `region` reads: its PTE.
     #[inline(always)]

@@ -8,7 +8,7 @@
 //! which names what is wrong.
 
 use crate::error::{ErrorKind, Location, TraceError};
-use crate::format::{read_header, Header, Item, Record, RecordCodec};
+use crate::format::{read_header, Event, Header, Item, Record, RecordCodec};
 use crate::prefetch::Prefetch;
 use std::io::{BufRead, Read};
 
@@ -165,14 +165,13 @@ impl<R: BufRead> TraceReader<R> {
         Some(r)
     }
 
-    /// The well-formed record `ahead` records after the next one, if it is
-    /// in the current block, without reading it (a hint for prefetching).
+    /// The first page that the record `ahead` records after the next one
+    /// refers to, if that record is in the current block, without reading it
+    /// or checking it ([`RecordCodec::decode_hint`]: a hint for prefetching).
     #[inline(always)]
-    pub fn peek_valid(&self, ahead: usize) -> Option<Record> {
-        let size = self.codec.size();
-        let at = self.pos + ahead * size;
-        let b = self.block[..self.len].get(at..at + size)?;
-        self.codec.decode_valid(b, &self.space_pages, &self.file_pages)
+    pub fn peek(&self, ahead: usize) -> Option<Event> {
+        let at = self.pos + ahead * self.codec.size();
+        RecordCodec::decode_hint(self.block[..self.len].get(at..)?)
     }
 
     /// The general path: block boundaries, the end record, and bad records.
