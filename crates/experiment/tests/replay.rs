@@ -120,4 +120,16 @@ fn upcoming_names_the_accesses_next_returns_later() {
     // Then the mmap record (no access), and the file read's first page.
     assert_eq!(program.upcoming(0), None);
     assert!(matches!(program.upcoming(1), Some(Access::FileRead { page: 1, .. })));
+    // Without a tap the rest comes as with one: ranges page by page, then the end.
+    let mut rest = Vec::new();
+    loop {
+        match program.next() {
+            Step::Access(Access::FileRead { page, .. }) => rest.push(('r', page)),
+            Step::Access(Access::FileWrite { page, .. }) => rest.push(('w', page)),
+            Step::Access(Access::Mem { page, .. }) => rest.push(('m', page)),
+            Step::Done => break,
+            s => panic!("{s:?}"),
+        }
+    }
+    assert_eq!(rest, [('r', 1), ('r', 2), ('r', 3), ('r', 4), ('w', 0), ('w', 1), ('m', 0)]);
 }

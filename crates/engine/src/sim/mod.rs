@@ -313,9 +313,11 @@ impl Sim {
         // Tested once a slice: the per-access context below tests a local.
         let tracing = m.mm.tracing();
         let hints = th.program.has_upcoming();
+        let (mut upcoming, mut step): (fault::Upcoming, usize) = Default::default();
         loop {
             if hints {
-                m.prefetch_upcoming(&*th.program);
+                m.prefetch_upcoming(&*th.program, &mut upcoming, step);
+                step += 1;
             }
             let (access, started) = match th.pending.take() {
                 Some(p) => p,
