@@ -235,6 +235,15 @@ impl<R: BufRead + Send + 'static> TraceReader<R> {
     }
 }
 
+/// Reads and checks only the header of a trace from `input` (`source` names
+/// it in errors), with no decoder for the body: for callers that need only
+/// its declarations.
+pub fn read_header_only<R: BufRead>(mut input: R, source: &str) -> Result<Header, TraceError> {
+    read_header(&mut input)
+        .map(|(header, _)| header)
+        .map_err(|p| TraceError::new(source, Location::Byte(p.offset), ErrorKind::Malformed, p.message))
+}
+
 /// Reads until `buf` is full or the input ends; returns the bytes read.
 pub(crate) fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;

@@ -306,3 +306,15 @@ fn peeking_ahead_names_later_records_without_reading_them() {
     assert_eq!(r.next_record().unwrap(), None);
     assert_eq!(r.records_read(), 40);
 }
+
+#[test]
+fn the_header_alone_is_read_without_the_body_and_bad_headers_are_located() {
+    let h = header(true, true);
+    let mut bytes = write(&h, &every_kind());
+    // A body that no decoder could read (its end cut and garbage added): the header alone is still fine.
+    bytes.truncate(bytes.len() - 20);
+    bytes.extend_from_slice(b"not zstd at all");
+    assert_eq!(trace::reader::read_header_only(&bytes[..], "t.rtrace").unwrap(), h);
+    let e = trace::reader::read_header_only(&b"RSTRACE?"[..], "t.rtrace").unwrap_err().to_string();
+    assert!(e.starts_with("t.rtrace: byte offset 0: wrong magic"), "{e}");
+}
