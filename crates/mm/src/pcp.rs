@@ -427,14 +427,9 @@ impl Mm {
     /// [`Mm::pcp_sync`] on a machine with lists.
     #[inline]
     fn pcp_sync_lists(&mut self) {
-        // Most looks find nothing changed since the last.
-        if self.frames.moves() != self.pcp.seen_moves {
-            self.pcp_sync_zones();
+        if std::mem::replace(&mut self.pcp.seen_moves, self.frames.moves()) == self.frames.moves() {
+            return; // Nothing taken or freed since the last look (the common case).
         }
-    }
-
-    fn pcp_sync_zones(&mut self) {
-        self.pcp.seen_moves = self.frames.moves();
         for z in 0..self.zones.len() {
             let (now, seen) = (self.frames.nr_free_in(z), self.pcp.seen[z]);
             for f in seen..now {

@@ -114,11 +114,9 @@ struct Node {
 }
 
 impl Node {
-    #[inline(always)]
     fn exists(self) -> bool {
         self.pages + self.shadows > 0
     }
-    #[inline(always)]
     fn shadow_only(self) -> bool {
         self.pages == 0 && self.shadows > 0
     }
@@ -346,8 +344,7 @@ impl Slab {
         self.node_changed(cg, TreeNode::File(file, index / CHUNK), step);
         if new.pfn().is_some() {
             if state == Dcache::Dentry {
-                // Open already: only the mapping state can change.
-                self.files[file.0 as usize].pinned = pinned;
+                self.files[file.0 as usize].pinned = pinned; // open already
             } else {
                 self.open(file, pinned, nrpages_before);
             }

@@ -130,3 +130,37 @@ impl crate::Mm {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CacheEntry, Mm};
+
+    /// Hints never fail: ids and pages out of range, empty slots and frames
+    /// of any owner are ignored, and nothing the simulation sees changes.
+    #[test]
+    fn prefetch_hints_accept_anything_and_change_nothing() {
+        let mut mm = Mm::new(16, 0);
+        let (r, f) = (mm.add_anon_region(4), mm.add_file(4));
+        mm.files[f.0 as usize].cache[1] = CacheEntry::resident(3);
+        let before = (mm.files[f.0 as usize].cache.clone(), mm.regions[r.0 as usize].ptes.clone());
+        for page in [0, 1, 3, 4, u32::MAX] {
+            mm.prefetch_pte(r, page);
+            mm.prefetch_pte(RegionId(7), page);
+            mm.prefetch_cache_slot(f, page);
+            mm.prefetch_cache_slot(FileId(7), page);
+            mm.prefetch_cache_frame(f, page);
+            mm.prefetch_cache_frame(FileId(7), page);
+        }
+        let frames = [
+            crate::Frame { owner: crate::Owner::file(f), index: 9, ..mm.frames[0] },
+            crate::Frame { owner: crate::Owner::anon(RegionId(7)), index: 0, ..mm.frames[0] },
+            crate::Frame { owner: crate::Owner::KERNEL, ..mm.frames[0] },
+            mm.frames[0],
+        ];
+        for frame in &frames {
+            prefetch_mapping(&mm.files, &mm.regions, frame);
+        }
+        assert_eq!((mm.files[f.0 as usize].cache.clone(), mm.regions[r.0 as usize].ptes.clone()), before);
+    }
+}
