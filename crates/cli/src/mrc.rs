@@ -111,7 +111,7 @@ fn reference(path: &Path, pages: &[u64], jobs: usize) -> Result<Reference> {
     let mut tap = BufWriter::with_capacity(1 << 16, f);
     let (lru, refs) = mrc::lru_curve(path, pages, Some(&mut tap)).map_err(|e| usage(e.0))?;
     drop(tap);
-    let total = experiment::open_trace(path).map_err(|e| usage(e.0))?.header().total_pages() as u32;
+    let total = experiment::trace_header(path).map_err(|e| usage(e.0))?.total_pages() as u32;
     let opt = belady_from_spool(&spool, refs, total, pages, jobs)?;
     Ok(Reference { refs, lru, opt: Some(opt) })
 }

@@ -161,7 +161,7 @@ fn stats_rejects_a_cache_of_zero_pages() {
 
 #[test]
 fn spool_files_have_no_name_while_in_use() {
-    // A run with --trace spools page ids; killed midway it must leave nothing:
+    // A run with --trace --opt spools page ids; killed midway it must leave nothing:
     // the scratch files are unlinked as soon as they are created. SIGKILL, the
     // signal no handler could clean up after (SIGINT may be ignored by a
     // test run started in the background, which its children inherit).
@@ -170,7 +170,7 @@ fn spool_files_have_no_name_while_in_use() {
     let synth = ["trace", "synth", "--records", "20000000", "--pages", "65536", "--no-compress"];
     assert!(reclaimsim(&[&synth[..], &[p(&trace)]].concat()).status.success());
     let mut child = Command::new(env!("CARGO_BIN_EXE_reclaimsim"))
-        .args(["run", "-q", "--trace", p(&trace), "--set", "memory=512M", "--set", "swap=none"])
+        .args(["run", "-q", "--opt", "--trace", p(&trace), "--set", "memory=512M", "--set", "swap=none"])
         .env("TMPDIR", &d)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -72,4 +72,16 @@ pub enum Step {
 pub trait Program {
     /// The next step.
     fn next(&mut self) -> Step;
+
+    /// Whether [`Program::upcoming`] can name accesses (the engine asks it only then).
+    fn has_upcoming(&self) -> bool {
+        false
+    }
+
+    /// The access `ahead` steps after the next one, if the program knows it
+    /// already. A hint only: the engine prefetches what that access will
+    /// read; no result depends on it.
+    fn upcoming(&self, _ahead: usize) -> Option<Access> {
+        None
+    }
 }

@@ -22,7 +22,7 @@ mod trace_input;
 
 pub use document::RunInfo;
 pub use request::{prepare, InputError, Prepared, Request};
-pub use trace_input::{open_trace, TraceOutcome, TraceRun};
+pub use trace_input::{open_trace, trace_header, TraceOutcome, TraceRun};
 
 /// The git commit this build came from (12 hex digits, `+dirty` never added; `unknown` outside a git checkout).
 pub const COMMIT: &str = env!("RECLAIMSIM_COMMIT");

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::rc::Rc;
 use trace::refs::PageIds;
-use trace::{ErrorKind, Event, Header, Location, TraceError, TraceReader};
+use trace::{ErrorKind, Event, Header, Location, Record, TraceError, TraceReader};
 
 /// The regions and files a trace's declarations became.
 #[derive(Clone, Debug)]
@@ -98,7 +98,7 @@ impl<R: BufRead> Replay<R> {
         (Replay { reader, installed, ids, range: None, tap, refs: 0, status: status.clone() }, status)
     }
 
-    #[inline]
+    #[inline(always)]
     fn issue(&mut self, global: u32, a: Access) -> Step {
         if let Some(t) = &mut self.tap {
             if let Err(e) = t.write_all(&global.to_le_bytes()) {
@@ -109,6 +109,24 @@ impl<R: BufRead> Replay<R> {
         Step::Access(a)
     }
 
+    /// The access a trace record asks for (its first page), if the record is one.
+    #[inline(always)]
+    fn access_of(&self, e: Event) -> Option<Access> {
+        match e {
+            Event::Access { space, page, write } => {
+                Some(Access::Mem { region: *self.installed.regions.get(space as usize)?, page, write })
+            }
+            Event::FileRead { file, page, .. } => {
+                Some(Access::FileRead { file: *self.installed.files.get(file as usize)?, page })
+            }
+            Event::FileWrite { file, page, .. } => {
+                Some(Access::FileWrite { file: *self.installed.files.get(file as usize)?, page })
+            }
+            Event::Mmap { .. } | Event::Munmap { .. } | Event::Exit => None,
+        }
+    }
+
+    #[cold]
     fn fail(&mut self, e: TraceError) -> Step {
         self.status.borrow_mut().error.get_or_insert(e);
         Step::Done
@@ -116,7 +134,42 @@ impl<R: BufRead> Replay<R> {
 }
 
 impl<R: BufRead> Program for Replay<R> {
+    fn has_upcoming(&self) -> bool {
+        true
+    }
+
+    /// The first page of the record `ahead` records on, if it is already in
+    /// the reader's block (a multi-page range in progress is not counted).
+    fn upcoming(&self, ahead: usize) -> Option<Access> {
+        self.access_of(self.reader.peek(ahead)?)
+    }
+
     fn next(&mut self) -> Step {
+        // The common case: a checked one-page record, nothing pending, no tap.
+        if self.range.is_none() && self.tap.is_none() {
+            if let Some(rec) = self.reader.next_valid() {
+                match rec.event {
+                    Event::Access { .. } | Event::FileRead { pages: 1, .. } | Event::FileWrite { pages: 1, .. } => {
+                        if let Some(a) = self.access_of(rec.event) {
+                            self.refs += 1;
+                            return Step::Access(a);
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some(step) = self.step_of(rec) {
+                    return step;
+                }
+            }
+        }
+        self.next_slow()
+    }
+}
+
+impl<R: BufRead> Replay<R> {
+    /// [`Program::next`] in general: ranges in progress, the tap, the end and errors.
+    #[inline(never)]
+    fn next_slow(&mut self) -> Step {
         loop {
             if let Some(r) = &mut self.range {
                 if r.next < r.end {
@@ -146,24 +199,32 @@ impl<R: BufRead> Program for Replay<R> {
                 }
                 Err(e) => return self.fail(e),
             };
-            match rec.event {
-                Event::Access { space, page, write } => {
-                    let global = self.ids.of(&rec.event).expect("accesses reference pages").0;
-                    return self
-                        .issue(global, Access::Mem { region: self.installed.regions[space as usize], page, write });
-                }
-                Event::FileRead { file, page, pages } | Event::FileWrite { file, page, pages } => {
-                    let (global, _, write) = self.ids.of(&rec.event).expect("file I/O references pages");
-                    let file = self.installed.files[file as usize];
-                    if pages == 1 {
-                        let a = if write { Access::FileWrite { file, page } } else { Access::FileRead { file, page } };
-                        return self.issue(global, a);
-                    }
-                    self.range = Some(Range { file, next: page, end: page + pages, write, global });
-                }
-                // S-TR1: no effect on the machine.
-                Event::Mmap { .. } | Event::Munmap { .. } | Event::Exit => {}
+            if let Some(step) = self.step_of(rec) {
+                return step;
             }
+        }
+    }
+
+    /// The step of a checked record: its first access (a range of several
+    /// pages is left for the next calls), or `None` for a record that touches nothing.
+    fn step_of(&mut self, rec: Record) -> Option<Step> {
+        match rec.event {
+            Event::Access { space, page, write } => {
+                let global = self.ids.of(&rec.event).expect("accesses reference pages").0;
+                Some(self.issue(global, Access::Mem { region: self.installed.regions[space as usize], page, write }))
+            }
+            Event::FileRead { file, page, pages } | Event::FileWrite { file, page, pages } => {
+                let (global, _, write) = self.ids.of(&rec.event).expect("file I/O references pages");
+                let file = self.installed.files[file as usize];
+                if pages == 1 {
+                    let a = if write { Access::FileWrite { file, page } } else { Access::FileRead { file, page } };
+                    return Some(self.issue(global, a));
+                }
+                self.range = Some(Range { file, next: page, end: page + pages, write, global });
+                Some(self.next_slow())
+            }
+            // S-TR1: no effect on the machine.
+            Event::Mmap { .. } | Event::Munmap { .. } | Event::Exit => None,
         }
     }
 }

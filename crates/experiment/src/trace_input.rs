@@ -16,13 +16,27 @@ use trace::{Header, TraceReader};
 /// and, for a bad header, the byte offset. A compressed trace is decoded on
 /// another core, ahead of the replay.
 pub fn open_trace(path: &Path) -> Result<TraceReader<Box<dyn BufRead + Send>>, InputError> {
+    let (input, label) = open_input(path)?;
+    TraceReader::open_prefetched(input, &label).map_err(|e| InputError(e.to_string()))
+}
+
+/// The header of a reclaimsim trace (`-` = standard input), read and checked
+/// without starting the body's decoder or its read-ahead thread: for callers
+/// that need only the declarations. Errors as [`open_trace`]'s.
+pub fn trace_header(path: &Path) -> Result<Header, InputError> {
+    let (input, label) = open_input(path)?;
+    trace::reader::read_header_only(input, &label).map_err(|e| InputError(e.to_string()))
+}
+
+/// The file (or standard input) and its name for errors.
+fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, String), InputError> {
     let label = path.display().to_string();
     let input: Box<dyn BufRead + Send> = if path == Path::new("-") {
         Box::new(BufReader::with_capacity(1 << 16, std::io::stdin()))
     } else {
         Box::new(BufReader::with_capacity(1 << 16, File::open(path).map_err(|e| InputError(format!("{label}: {e}")))?))
     };
-    TraceReader::open_prefetched(input, &label).map_err(|e| InputError(e.to_string()))
+    Ok((input, label))
 }
 
 /// A trace being replayed by a prepared run; read it after the run.

@@ -97,3 +97,39 @@ fn page_size_must_match_the_simulator() {
         "trace pages are 8192 bytes but the simulator's are 4096; convert with --page-size 4096"
     );
 }
+
+#[test]
+fn upcoming_names_the_accesses_next_returns_later() {
+    use engine::{Access, Program, Step};
+    let bytes = trace_bytes(0);
+    let reader = TraceReader::open(std::io::Cursor::new(bytes), "mem").unwrap();
+    let mut b = SimBuilder::new(Config::default()).unwrap();
+    let inst = install(&mut b, reader.header()).unwrap();
+    let (mut program, _) = Replay::new(reader, inst, None);
+    assert!(program.has_upcoming());
+    let first = program.next();
+    let Step::Access(Access::Mem { region, page: 0, write: true }) = first else { panic!("{first:?}") };
+    // The ten one-page accesses: each is named ahead of time, then returned.
+    for p in 1..10 {
+        for ahead in 0..10 - p as usize {
+            let want = Access::Mem { region, page: p + ahead as u32, write: (p as usize + ahead).is_multiple_of(2) };
+            assert_eq!(program.upcoming(ahead), Some(want), "page {p}, {ahead} ahead");
+        }
+        assert_eq!(program.next(), Step::Access(Access::Mem { region, page: p, write: p.is_multiple_of(2) }));
+    }
+    // Then the mmap record (no access), and the file read's first page.
+    assert_eq!(program.upcoming(0), None);
+    assert!(matches!(program.upcoming(1), Some(Access::FileRead { page: 1, .. })));
+    // Without a tap the rest comes as with one: ranges page by page, then the end.
+    let mut rest = Vec::new();
+    loop {
+        match program.next() {
+            Step::Access(Access::FileRead { page, .. }) => rest.push(('r', page)),
+            Step::Access(Access::FileWrite { page, .. }) => rest.push(('w', page)),
+            Step::Access(Access::Mem { page, .. }) => rest.push(('m', page)),
+            Step::Done => break,
+            s => panic!("{s:?}"),
+        }
+    }
+    assert_eq!(rest, [('r', 1), ('r', 2), ('r', 3), ('r', 4), ('w', 0), ('w', 1), ('m', 0)]);
+}

@@ -162,6 +162,9 @@ pub struct FrameTable {
     /// First pfn past each zone, ascending.
     zone_end: Vec<Pfn>,
     nr_free: u32,
+    /// Frames taken and freed so far (wrapping): an unchanged count means
+    /// no zone's free frames changed.
+    moves: u32,
 }
 
 /// One zone's free frames.
@@ -213,7 +216,7 @@ impl FrameTable {
             start += n;
             zone_end.push(start);
         }
-        FrameTable { frames: zeroed_frames(start as usize), free, zone_end, nr_free: start }
+        FrameTable { frames: zeroed_frames(start as usize), free, zone_end, nr_free: start, moves: 0 }
     }
 
     /// Total number of frames.
@@ -230,6 +233,13 @@ impl FrameTable {
     #[inline]
     pub fn nr_free(&self) -> u32 {
         self.nr_free
+    }
+
+    /// Frames taken and freed so far, wrapping: equal counts at two looks
+    /// mean that no zone's free frames changed in between.
+    #[inline]
+    pub fn moves(&self) -> u32 {
+        self.moves
     }
 
     /// Number of free frames in zone `zone` (its index in table order).
@@ -271,6 +281,7 @@ impl FrameTable {
         };
         z.nr_free -= 1;
         self.nr_free -= 1;
+        self.moves = self.moves.wrapping_add(1);
         let f = &mut self.frames[pfn as usize];
         debug_assert!(f.owner == Owner::NONE, "pfn {pfn} free but owned");
         *f = Frame { owner, index, flags: PageFlags(flags), ..Frame::FREE };
@@ -289,6 +300,7 @@ impl FrameTable {
         z.freed.push(pfn);
         z.nr_free += 1;
         self.nr_free += 1;
+        self.moves = self.moves.wrapping_add(1);
     }
 
     /// The frames ever handed out, with their pfns: each zone's frames below
@@ -347,6 +359,20 @@ mod tests {
         t.free(a);
         assert_eq!(t.nr_free(), 3);
         assert!(t.is_free(a));
+    }
+
+    #[test]
+    fn moves_count_every_take_and_free_even_when_the_free_count_is_back() {
+        let mut t = FrameTable::with_zones(&[2, 2]);
+        assert_eq!(t.moves(), 0);
+        let a = t.alloc(Owner::anon(RegionId(0)), 0, 0).unwrap();
+        let b = t.alloc_in(0, Owner::anon(RegionId(0)), 1, 0).unwrap();
+        t.free(a);
+        assert_eq!((t.moves(), t.nr_free()), (3, 3));
+        // A free in one zone and a take in the other leave the total as it was.
+        let c = t.alloc_in(0, Owner::anon(RegionId(0)), 2, 0).unwrap();
+        t.free(b);
+        assert_eq!((t.moves(), t.nr_free(), t.zone_of(c)), (5, 3, 0));
     }
 
     #[test]

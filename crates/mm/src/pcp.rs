@@ -174,6 +174,8 @@ pub struct PcpLists {
     cpu: usize,
     /// Each zone's free frames at the last look.
     seen: Vec<u32>,
+    /// The frame table's [`crate::FrameTable::moves`] at the last look.
+    seen_moves: u32,
     /// Refill and drain counts.
     pub stat: PcpStat,
 }
@@ -409,7 +411,8 @@ impl Mm {
                 .collect()
         };
         let seen = (0..self.zones.len()).map(|z| self.frames.nr_free_in(z)).collect();
-        self.pcp = PcpLists { form: s.form, zones, cpu: 0, seen, stat: PcpStat::default() };
+        let seen_moves = self.frames.moves();
+        self.pcp = PcpLists { form: s.form, zones, cpu: 0, seen, seen_moves, stat: PcpStat::default() };
     }
 
     /// Puts every change of the zones' free frames since the last look down to
@@ -422,7 +425,11 @@ impl Mm {
     }
 
     /// [`Mm::pcp_sync`] on a machine with lists.
+    #[inline]
     fn pcp_sync_lists(&mut self) {
+        if std::mem::replace(&mut self.pcp.seen_moves, self.frames.moves()) == self.frames.moves() {
+            return; // Nothing taken or freed since the last look (the common case).
+        }
         for z in 0..self.zones.len() {
             let (now, seen) = (self.frames.nr_free_in(z), self.pcp.seen[z]);
             for f in seen..now {

@@ -77,6 +77,7 @@ impl SlabCache {
         }
     }
 
+    #[cold]
     fn resize(&mut self, frames: &mut FrameTable) {
         let want = self.pages_needed();
         while (self.pages.len() as u64) < want {
@@ -123,6 +124,7 @@ impl Node {
 
 /// Node `n`'s slot went from `old` to `new`: (the node before, after, and
 /// whether it just became shadow-only while off the list: it is queued now).
+#[inline(always)]
 fn step_node(n: &mut Node, old: CacheEntry, new: CacheEntry) -> (Node, Node, bool) {
     let before = *n;
     n.pages = n.pages + new.pfn().is_some() as u8 - old.pfn().is_some() as u8;
@@ -238,16 +240,22 @@ impl Slab {
         self.files.get(file.0 as usize)
     }
 
+    #[inline(always)]
     fn file_mut(&mut self, file: FileId, nr_pages: u32) -> &mut FileObjects {
         let i = file.0 as usize;
+        if self.files.get(i).is_none_or(|f| f.nodes.is_empty()) {
+            self.add_file(i, nr_pages);
+        }
+        &mut self.files[i]
+    }
+
+    /// A file's objects when a slot of it first changes.
+    #[cold]
+    fn add_file(&mut self, i: usize, nr_pages: u32) {
         if self.files.len() <= i {
             self.files.resize_with(i + 1, FileObjects::default);
         }
-        let f = &mut self.files[i];
-        if f.nodes.is_empty() {
-            f.nodes = vec![Node::default(); nr_pages.div_ceil(CHUNK) as usize];
-        }
-        f
+        self.files[i].nodes = vec![Node::default(); nr_pages.div_ceil(CHUNK) as usize];
     }
 
     fn unused_inode(&mut self, nrpages: u64, delta: i64) {
@@ -273,19 +281,22 @@ impl Slab {
 
     /// A node of `cg`'s changed from `before` to `after`: keeps the object
     /// count and the shadow-node counts, and queues it when `queue`.
+    #[inline(always)]
     fn node_changed(&mut self, cg: CgId, key: TreeNode, (before, after, queue): (Node, Node, bool)) {
         match (before.exists(), after.exists()) {
             (false, true) => self.xa_node.objects += 1,
             (true, false) => self.xa_node.objects -= 1,
             _ => {}
         }
+        let (delta, gone) = (after.shadow_only() as u64, before.shadow_only() as u64);
+        if delta == gone && !queue {
+            return;
+        }
         let i = cg.0 as usize;
         if self.node_lrus.len() <= i {
             self.node_lrus.resize_with(i + 1, Default::default);
         }
         let (lru, count) = &mut self.node_lrus[i];
-        let delta = after.shadow_only() as u64;
-        let gone = before.shadow_only() as u64;
         *count = *count + delta - gone;
         self.shadow_nodes = self.shadow_nodes + delta - gone;
         if queue {
@@ -311,6 +322,7 @@ impl Slab {
     /// Slot `index` of `file` (of group `cg`) changed from `old` to `new`: keeps
     /// node counts, the shadow-node list and `nrpages`; a first page opens the file.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn note_slot(
         &mut self,
         file: FileId,
@@ -331,7 +343,11 @@ impl Slab {
         }
         self.node_changed(cg, TreeNode::File(file, index / CHUNK), step);
         if new.pfn().is_some() {
-            self.open(file, pinned, nrpages_before);
+            if state == Dcache::Dentry {
+                self.files[file.0 as usize].pinned = pinned; // open already
+            } else {
+                self.open(file, pinned, nrpages_before);
+            }
         } else if state == Dcache::Inode && nrpages_before > 0 && nrpages == 0 {
             // The last page went: the inode is shrinkable (back on the LRU if it left it).
             self.nr_inode_unused_with_pages -= 1;
@@ -401,6 +417,7 @@ impl Mm {
     }
 
     /// Stores `entry` in slot `index` of `file`, keeping the slab state in step.
+    #[inline]
     pub fn set_cache_entry(&mut self, file: FileId, index: u32, entry: CacheEntry) {
         let f = &mut self.files[file.0 as usize];
         let old = std::mem::replace(&mut f.cache[index as usize], entry);
@@ -429,6 +446,7 @@ impl Mm {
 
     /// Takes or frees slab pages after the caches changed (S-SL6: not
     /// counted in `pgalloc_normal`/`pgfree`, which stay counts of data pages).
+    #[inline]
     pub fn sync_slab(&mut self) {
         let s = &mut self.slab;
         for c in [&mut s.dentry, &mut s.inode, &mut s.xa_node] {

@@ -413,6 +413,22 @@ impl RecordCodec {
         Some(Record { event, time_ns })
     }
 
+    /// The page a record refers to first, from its kind, id and page fields
+    /// alone, unchecked (a hint for prefetching, never for the run): an
+    /// access, or a one-page file read or write; `None` for other kinds.
+    #[inline(always)]
+    pub fn decode_hint(b: &[u8]) -> Option<Event> {
+        let f: &[u8; 8] = b.get(..8)?.try_into().ok()?;
+        let id = u16::from_le_bytes([f[2], f[3]]);
+        let page = u32::from_le_bytes([f[4], f[5], f[6], f[7]]);
+        match f[0] {
+            KIND_READ | KIND_WRITE => Some(Event::Access { space: id, page, write: f[0] == KIND_WRITE }),
+            KIND_FILE_READ => Some(Event::FileRead { file: id, page, pages: 1 }),
+            KIND_FILE_WRITE => Some(Event::FileWrite { file: id, page, pages: 1 }),
+            _ => None,
+        }
+    }
+
     /// Decodes one record; the error says which field is wrong.
     pub fn decode(self, b: &[u8]) -> Result<Item, String> {
         if b[1] != 0 {

@@ -8,7 +8,7 @@
 //! which names what is wrong.
 
 use crate::error::{ErrorKind, Location, TraceError};
-use crate::format::{read_header, Header, Item, Record, RecordCodec};
+use crate::format::{read_header, Event, Header, Item, Record, RecordCodec};
 use crate::prefetch::Prefetch;
 use std::io::{BufRead, Read};
 
@@ -51,9 +51,12 @@ pub struct TraceReader<R: BufRead> {
     /// A read error met after some bytes of a block: reported when the records
     /// before it have been consumed.
     deferred: Option<std::io::Error>,
-    /// Offset of the next record in the (decompressed) stream.
-    offset: u64,
-    records: u64,
+    /// Offset in the (decompressed) stream of `block[0]`: the next record's
+    /// offset is `base + pos`, and as all records have one size the count
+    /// read so far follows from it (nothing to count per record).
+    base: u64,
+    /// The header's length: where the first record starts.
+    header_len: u64,
     ended: bool,
 }
 
@@ -89,8 +92,8 @@ impl<R: BufRead> TraceReader<R> {
             len: 0,
             eof: false,
             deferred: None,
-            offset: len,
-            records: 0,
+            base: len,
+            header_len: len,
             ended: false,
         })
     }
@@ -102,19 +105,26 @@ impl<R: BufRead> TraceReader<R> {
 
     /// Records read so far.
     pub fn records_read(&self) -> u64 {
-        self.records
+        // The end record, once read, is not a record.
+        (self.offset() - self.header_len) / self.codec.size() as u64 - self.ended as u64
+    }
+
+    /// Offset of the next record in the (decompressed) stream.
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
     }
 
     fn err(&self, kind: ErrorKind, message: String) -> TraceError {
-        TraceError::new(&self.source, Location::Byte(self.offset), kind, message)
+        TraceError::new(&self.source, Location::Byte(self.offset()), kind, message)
     }
 
     /// Moves the unconsumed bytes to the front of the block and fills the rest
     /// from the body, until the block is full or the body ends.
     fn refill(&mut self) -> Result<(), TraceError> {
         if let Some(e) = self.deferred.take() {
-            return Err(self.err(ErrorKind::Io, format!("record {}: {e}", self.records)));
+            return Err(self.err(ErrorKind::Io, format!("record {}: {e}", self.records_read())));
         }
+        self.base += self.pos as u64;
         self.block.copy_within(self.pos..self.len, 0);
         self.len -= self.pos;
         self.pos = 0;
@@ -127,7 +137,7 @@ impl<R: BufRead> TraceReader<R> {
                     self.deferred = Some(e);
                     break;
                 }
-                Err(e) => return Err(self.err(ErrorKind::Io, format!("record {}: {e}", self.records))),
+                Err(e) => return Err(self.err(ErrorKind::Io, format!("record {}: {e}", self.records_read()))),
             }
         }
         Ok(())
@@ -135,22 +145,38 @@ impl<R: BufRead> TraceReader<R> {
 
     /// The next record, `None` after the end record. Errors name the byte
     /// offset of the offending record (in the decompressed stream).
-    #[inline]
+    #[inline(always)]
     pub fn next_record(&mut self) -> Result<Option<Record>, TraceError> {
-        let size = self.codec.size();
-        if self.len - self.pos >= size {
-            let b = &self.block[self.pos..self.pos + size];
-            if let Some(r) = self.codec.decode_valid(b, &self.space_pages, &self.file_pages) {
-                self.pos += size;
-                self.offset += size as u64;
-                self.records += 1;
-                return Ok(Some(r));
-            }
+        match self.next_valid() {
+            Some(r) => Ok(Some(r)),
+            None => self.next_record_checked(),
         }
-        self.next_record_checked()
+    }
+
+    /// The next record if it takes the fast path (whole in the block and
+    /// well formed, [`RecordCodec::decode_valid`]); `None` leaves it unread
+    /// for [`TraceReader::next_record`], which says what else it is.
+    #[inline(always)]
+    pub fn next_valid(&mut self) -> Option<Record> {
+        let size = self.codec.size();
+        let b = self.block[..self.len].get(self.pos..self.pos + size)?;
+        let r = self.codec.decode_valid(b, &self.space_pages, &self.file_pages)?;
+        self.pos += size;
+        Some(r)
+    }
+
+    /// The first page that the record `ahead` records after the next one
+    /// refers to, if that record is in the current block, without reading it
+    /// or checking it ([`RecordCodec::decode_hint`]: a hint for prefetching).
+    #[inline(always)]
+    pub fn peek(&self, ahead: usize) -> Option<Event> {
+        let at = self.pos + ahead * self.codec.size();
+        RecordCodec::decode_hint(self.block[..self.len].get(at..)?)
     }
 
     /// The general path: block boundaries, the end record, and bad records.
+    #[cold]
+    #[inline(never)]
     fn next_record_checked(&mut self) -> Result<Option<Record>, TraceError> {
         if self.ended {
             return Ok(None);
@@ -160,40 +186,34 @@ impl<R: BufRead> TraceReader<R> {
             self.refill()?;
         }
         let got = (self.len - self.pos).min(size);
+        let records = self.records_read();
         if got == 0 {
             return Err(self.err(
                 ErrorKind::Malformed,
-                format!("trace ends after {} records without an end record: truncated", self.records),
+                format!("trace ends after {records} records without an end record: truncated"),
             ));
         }
         if got < size {
-            return Err(
-                self.err(ErrorKind::Malformed, format!("truncated record {}: {got} of {size} bytes", self.records))
-            );
+            return Err(self.err(ErrorKind::Malformed, format!("truncated record {records}: {got} of {size} bytes")));
         }
         let item = self
             .codec
             .decode(&self.block[self.pos..self.pos + size])
-            .map_err(|m| self.err(ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
+            .map_err(|m| self.err(ErrorKind::Malformed, format!("record {records}: {m}")))?;
         match item {
             Item::Record(r) => {
                 self.header
                     .check_record(&r)
-                    .map_err(|m| self.err(ErrorKind::Malformed, format!("record {}: {m}", self.records)))?;
+                    .map_err(|m| self.err(ErrorKind::Malformed, format!("record {records}: {m}")))?;
                 self.pos += size;
-                self.offset += size as u64;
-                self.records += 1;
                 Ok(Some(r))
             }
             Item::End(n) => {
-                if n != self.records {
-                    return Err(self.err(
-                        ErrorKind::Malformed,
-                        format!("end record counts {n} records but {} precede it", self.records),
-                    ));
+                if n != records {
+                    return Err(self
+                        .err(ErrorKind::Malformed, format!("end record counts {n} records but {records} precede it")));
                 }
                 self.pos += size;
-                self.offset += size as u64;
                 if self.pos == self.len {
                     self.refill()?;
                 }
@@ -213,6 +233,15 @@ impl<R: BufRead + Send + 'static> TraceReader<R> {
     pub fn open_prefetched(input: R, source: &str) -> Result<TraceReader<R>, TraceError> {
         Self::open_with(input, source, |d| Ok(Body::Prefetch(Prefetch::new(d, BLOCK_BYTES)?)))
     }
+}
+
+/// Reads and checks only the header of a trace from `input` (`source` names
+/// it in errors), with no decoder for the body: for callers that need only
+/// its declarations.
+pub fn read_header_only<R: BufRead>(mut input: R, source: &str) -> Result<Header, TraceError> {
+    read_header(&mut input)
+        .map(|(header, _)| header)
+        .map_err(|p| TraceError::new(source, Location::Byte(p.offset), ErrorKind::Malformed, p.message))
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.

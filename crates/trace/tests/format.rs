@@ -282,3 +282,39 @@ fn prefetched_reading_gives_the_same_records_and_the_same_errors() {
     let raw = write(&header(true, false), &recs);
     assert_eq!(read_prefetched(raw).unwrap(), recs);
 }
+
+#[test]
+fn peeking_ahead_names_later_records_without_reading_them() {
+    let h = header(false, false);
+    let recs: Vec<Record> = (0..40)
+        .map(|i| Record { event: Event::Access { space: 0, page: i, write: i.is_multiple_of(2) }, time_ns: 0 })
+        .collect();
+    let bytes = write(&h, &recs);
+    let mut r = TraceReader::open(&bytes[..], "t.rtrace").unwrap();
+    // Nothing is in the block before the first read.
+    assert_eq!(r.peek(0), None);
+    assert_eq!(r.next_record().unwrap(), Some(recs[0]));
+    for i in 1..40 {
+        for ahead in 0..45 {
+            assert_eq!(r.peek(ahead), recs.get(i + ahead).map(|r| r.event), "record {i} + {ahead}");
+        }
+        assert_eq!(r.records_read(), i as u64);
+        assert_eq!(r.next_valid(), Some(recs[i]));
+    }
+    // The end record is for the checked path, and it is not counted.
+    assert_eq!(r.next_valid(), None);
+    assert_eq!(r.next_record().unwrap(), None);
+    assert_eq!(r.records_read(), 40);
+}
+
+#[test]
+fn the_header_alone_is_read_without_the_body_and_bad_headers_are_located() {
+    let h = header(true, true);
+    let mut bytes = write(&h, &every_kind());
+    // A body that no decoder could read (its end cut and garbage added): the header alone is still fine.
+    bytes.truncate(bytes.len() - 20);
+    bytes.extend_from_slice(b"not zstd at all");
+    assert_eq!(trace::reader::read_header_only(&bytes[..], "t.rtrace").unwrap(), h);
+    let e = trace::reader::read_header_only(&b"RSTRACE?"[..], "t.rtrace").unwrap_err().to_string();
+    assert!(e.starts_with("t.rtrace: byte offset 0: wrong magic"), "{e}");
+}

@@ -115,7 +115,7 @@ fn resolve_trace(spec: &Path, name: &str) -> Result<Trace> {
     let dir = spec.parent().unwrap_or(Path::new(""));
     let full = std::path::absolute(dir.join(name)).with_context(|| format!("trace {name}"))?;
     let bytes = std::fs::metadata(&full).with_context(|| format!("trace {}", full.display()))?.len();
-    experiment::open_trace(&full).map_err(|e| anyhow!("trace {e}"))?;
+    experiment::trace_header(&full).map_err(|e| anyhow!("trace {e}"))?;
     Ok(Trace { path: full.display().to_string(), bytes })
 }
 

@@ -27,6 +27,13 @@ pub(super) struct Readahead {
     pub drained: bool,
 }
 
+/// SIM-CHOICE: how many accesses ahead the engine prefetches a page-cache
+/// slot or PTE (a few accesses' worth of time for a miss to memory).
+pub(super) const PREFETCH_AHEAD: usize = 8;
+
+/// The accesses named ahead by [`Machine::prefetch_upcoming`], by call number.
+pub(super) type Upcoming = [Option<Access>; PREFETCH_AHEAD];
+
 impl Machine {
     /// The fast path: an access to a resident page. True if it hit.
     #[inline]
@@ -62,6 +69,30 @@ impl Machine {
             return true;
         }
         false
+    }
+
+    /// Prefetches for the accesses a program says come next (a hint, no
+    /// effect on results): for the access [`PREFETCH_AHEAD`] steps on, its
+    /// PTE or page-cache slot; for the one `PREFETCH_NEAR` steps on (named
+    /// earlier and kept in `ring`), the frame its slot holds, which the
+    /// policy's `mark_page_accessed` reads on a hit. `step` counts the calls.
+    #[inline(always)]
+    pub(super) fn prefetch_upcoming(&self, program: &dyn crate::Program, ring: &mut Upcoming, step: usize) {
+        const PREFETCH_NEAR: usize = 3;
+        let far = program.upcoming(PREFETCH_AHEAD);
+        match far {
+            Some(Access::Mem { region, page, .. }) => self.mm.prefetch_pte(region, page),
+            Some(Access::FileRead { file, page } | Access::FileWrite { file, page }) => {
+                self.mm.prefetch_cache_slot(file, page)
+            }
+            None => {}
+        }
+        // Named `PREFETCH_AHEAD - PREFETCH_NEAR` calls ago, as `PREFETCH_AHEAD` on then.
+        let near = ring[(step + PREFETCH_NEAR) % PREFETCH_AHEAD];
+        ring[step % PREFETCH_AHEAD] = far;
+        if let Some(Access::FileRead { file, page } | Access::FileWrite { file, page }) = near {
+            self.mm.prefetch_cache_frame(file, page);
+        }
     }
 
     /// The slow path: faults and page-cache misses. Returns (latency, of which reclaim stall).

@@ -312,7 +312,13 @@ impl Sim {
         let access_ns = m.cfg.cpu.access_ns;
         // Tested once a slice: the per-access context below tests a local.
         let tracing = m.mm.tracing();
+        let hints = th.program.has_upcoming();
+        let (mut upcoming, mut step): (fault::Upcoming, usize) = Default::default();
         loop {
+            if hints {
+                m.prefetch_upcoming(&*th.program, &mut upcoming, step);
+                step += 1;
+            }
             let (access, started) = match th.pending.take() {
                 Some(p) => p,
                 None => match th.program.next() {

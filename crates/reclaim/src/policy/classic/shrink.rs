@@ -25,9 +25,14 @@ impl Classic {
         }
         let frames = mm.frames.slice_mut();
         let mut scanned = 0;
+        let inactive = lru.is_multiple_of(2);
         while scanned < nr_to_scan {
             let Some(pfn) = self.lists[lru].pop_tail(frames) else { break };
             frames[pfn as usize].flags.clear(PageFlags::LRU);
+            if inactive {
+                // Eviction rewrites the page's slot or PTE: start loading it now.
+                mm::space::prefetch_mapping(&mm.files, &mm.regions, &frames[pfn as usize]);
+            }
             self.scratch.push(pfn);
             scanned += 1;
         }
