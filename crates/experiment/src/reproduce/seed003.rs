@@ -65,6 +65,7 @@ fn variants(args: &Ctx) -> Vec<Variant> {
                 "fs=hdd".into(),
                 "fs.read_ahead_kb=128".into(),
                 zones_setting(memory_mb),
+                format!("memory.scaled_from={SEED_MACHINE_MB}M"),
             ];
             settings.extend(extra.iter().map(|s| s.to_string()));
             out.push(Variant { label: format!("{column}/{label}"), profile: profile.into(), settings, workloads });
@@ -133,6 +134,7 @@ pub fn params() -> Vec<Param> {
     const T: &str = "all";
     vec![
         Param::new(T, "memory", "256M (quick 128M)", Origin::Choice("the seed does not state the machine; the IO sizes are taken as fractions of it")),
+        Param::new(T, "memory.scaled_from", "7150M", Origin::Derived("the seed's machine, whose size the IO sizes give (see below)")),
         Param::new(T, "zones", "DMA 16M, DMA32 to 3G, Normal the rest of 7150M, each x memory/7150M", Origin::Choice("the seed names no machine; the IO sizes make it 7150M (see below), laid out as on x86-64 (DMA below 16M, DMA32 below the PCI hole, put at 3G as `zones=x86_64` does, Normal above 4G) and scaled down")),
         Param::new(T, "lru_layout", "zone", Origin::Kernel("the LRU lists were per zone until v4.8 (mm, vmscan: move LRU lists to node)")),
         Param::new(T, "background IO sizes", "0, 0.1x, 0.333x, 0.567x", Origin::Mmtests("config-global-dhp__parallelio-memcachetest: PARALLELIO_MIN_IOSIZE=(MEMTOTAL-MEMPOOL)/2 to MAX=(MEMTOTAL-MEMPOOL)*4; the seed's 715M/2385M/4055M are these on a 7150M machine")),
