@@ -66,6 +66,7 @@ pub struct MmStats {
 /// dirty by nature) and returns the page. v6.14 (`skip_isolated`) leaves pages
 /// on no generation alone, so an isolated page keeps its young PTE for its
 /// own reference check.
+///
 /// With a cgroup tree (`memcg`: the group whose generations age), a page of
 /// another group is left alone (`get_pfn_folio`'s `folio_memcg()` check).
 fn take_young(
@@ -83,7 +84,6 @@ fn take_young(
         return None;
     }
     pte.test_clear_young();
-    let f = &frames[pfn];
     if pte.dirty() && (!f.is_anon() || f.flags.has(PageFlags::SWAPCACHE)) {
         dirty.mark_dirty(frames, stat, pfn);
     }
