@@ -224,3 +224,24 @@ fn zswap_max_caps_a_groups_pool_share_and_writeback_off_keeps_its_pages_off_the_
     assert!(stat(&open, "b", "pswpin") > 0);
     assert!(kept.get("zswpwb").unwrap() > 0);
 }
+
+/// S-CG7: a tree file the profile's kernel does not have is an error naming the
+/// file, the first release with it and the profile.
+#[test]
+fn files_the_profiles_kernel_lacks_are_refused() {
+    let mut b = testkit::builder("v6.1-classic", &[("memory", "64M")]);
+    let w = WorkloadSpec::parse("memory-reclaim:target=svc,amount=8M,swappiness=0,start_ms=100").unwrap();
+    let e = workload::add_workload(&mut b, &w, 1, 0).unwrap_err().to_string();
+    assert!(e.contains("memory.reclaim swappiness= is v6.9+, and profile v6.1-classic is kernel v6.1"), "{e}");
+    let plain = WorkloadSpec::parse("memory-reclaim:target=svc,amount=8M,start_ms=100").unwrap();
+    assert!(workload::add_workload(&mut b, &plain, 1, 0).is_ok());
+    let mut old = testkit::builder("v3.11", &[("memory", "64M")]);
+    let w = WorkloadSpec::parse("anon:size=8M,pattern=idle,cgroup=svc").unwrap();
+    let e = workload::add_workload(&mut old, &w, 1, 0).unwrap_err().to_string();
+    assert!(e.contains("memory.max is v4.5+"), "{e}");
+    let cfg = engine::Config::for_profile("v5.10").and_then(|mut c| {
+        c.set("cgroup.svc.memory.zswap.max", "8M")?;
+        c.validate().map(|_| c)
+    });
+    assert!(cfg.unwrap_err().to_string().contains("cgroup svc: memory.zswap.max is v5.19+"));
+}

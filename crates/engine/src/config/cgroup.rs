@@ -4,7 +4,7 @@
 //! `memory.oom.group`), and the `memory_recursiveprot`
 //! mount option (`cgroup.memory_recursiveprot`).
 
-use knobs::{format_size, parse_size};
+use knobs::{format_size, parse_size, Version};
 use mm::cgroup::{Limits, PAGE_COUNTER_MAX};
 use mm::PAGE_SIZE;
 
@@ -33,7 +33,63 @@ pub const KEY_FORMS: &[(&str, &str, &str)] = &[
     ("cgroup.memory_recursiveprot", "0", "1: the cgroup2 mount option memory_recursiveprot (unclaimed protection flows down by usage)"),
 ];
 
+const fn v(major: u16, minor: u16) -> Version {
+    Version::new(major, minor)
+}
+
+/// The first release with each cgroup v2 memory file or option the model takes
+/// (KERNEL: the release of the commit that added it; the v5.19, v6.8 and v6.9
+/// entries checked against Debian's 5.10, 6.1 and 6.12 images: each file's name is in
+/// the first image after its release and not before). Before v4.5 the v2 memory
+/// controller was not a stable interface; those kernels have only v1 (`memcg.limit`).
+pub const FIRST_KERNEL: &[(&str, Version)] = &[
+    ("memory.max", v(4, 5)),
+    ("memory.high", v(4, 5)),
+    ("memory.low", v(4, 5)),
+    ("memory.swap.max", v(4, 5)),
+    ("memory.min", v(4, 18)),
+    ("memory.oom.group", v(4, 19)),
+    ("memory.pressure", v(4, 20)),
+    ("memory_recursiveprot", v(5, 7)),
+    ("memory.reclaim", v(5, 19)),
+    ("memory.zswap.max", v(5, 19)),
+    ("memory.zswap.writeback", v(6, 8)),
+    ("memory.reclaim swappiness=", v(6, 9)),
+];
+
+/// Fails unless `kernel` (profile `profile`'s) has `file`, a name of [`FIRST_KERNEL`];
+/// the error names the file, the first release with it and the profile.
+pub fn require(file: &str, kernel: Version, profile: &str) -> Result<(), String> {
+    let (_, since) = FIRST_KERNEL.iter().find(|(f, _)| *f == file).expect("a file of FIRST_KERNEL");
+    if kernel >= *since {
+        return Ok(());
+    }
+    Err(format!("{file} is {since}+, and profile {profile} is kernel {kernel}: choose a profile of {since} or later"))
+}
+
 impl CgroupKnobs {
+    /// Fails when the tree needs a file or option the profile's kernel does not have
+    /// (a group's file left at its default is what that kernel does without it).
+    pub fn check_kernel(&self, kernel: Version, profile: &str) -> Result<(), String> {
+        let defaults = Limits::default();
+        if self.recursive_prot {
+            require("memory_recursiveprot", kernel, profile)?;
+        }
+        for (path, l) in &self.groups {
+            let set = [
+                ("memory.max", true),
+                ("memory.min", l.min != defaults.min),
+                ("memory.oom.group", l.oom_group != defaults.oom_group),
+                ("memory.zswap.max", l.zswap_max != defaults.zswap_max),
+                ("memory.zswap.writeback", l.zswap_writeback != defaults.zswap_writeback),
+            ];
+            for (file, _) in set.iter().filter(|(_, set)| *set) {
+                require(file, kernel, profile).map_err(|e| format!("cgroup {path}: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Applies `cgroup.REST=value` (the key without its `cgroup.` prefix);
     /// the error says what was expected.
     pub fn set(&mut self, rest: &str, value: &str) -> Result<(), String> {
@@ -141,6 +197,28 @@ mod tests {
             CgroupKnobs::default().set(&format!("PATH.memory.{f}"), default).unwrap();
         }
         assert_eq!(KEY_FORMS.len(), FILES.len() + 1);
+    }
+
+    #[test]
+    fn files_are_checked_against_the_profiles_kernel() {
+        let mut c = CgroupKnobs::default();
+        c.set("svc.memory.low", "64M").unwrap();
+        assert!(c.check_kernel(v(4, 6), "v4.6").is_ok());
+        let e = c.check_kernel(v(3, 11), "v3.11").unwrap_err();
+        assert_eq!(
+            e,
+            "cgroup svc: memory.max is v4.5+, and profile v3.11 is kernel v3.11: choose a profile of v4.5 or later"
+        );
+        c.set("svc.memory.zswap.writeback", "1").unwrap();
+        assert!(c.check_kernel(v(6, 2), "v6.2").is_ok(), "a file at its default needs no kernel");
+        c.set("svc.memory.zswap.writeback", "0").unwrap();
+        assert!(c.check_kernel(v(6, 2), "v6.2").unwrap_err().contains("memory.zswap.writeback is v6.8+"));
+        assert!(c.check_kernel(v(6, 12), "v6.12").is_ok());
+        c.set("memory_recursiveprot", "1").unwrap();
+        assert!(c.check_kernel(v(5, 7), "v5.7").unwrap_err().contains("zswap.writeback"));
+        assert!(c.check_kernel(v(4, 6), "v4.6").unwrap_err().starts_with("memory_recursiveprot is v5.7+"));
+        assert!(require("memory.reclaim swappiness=", v(6, 2), "v6.2").is_err());
+        assert!(require("memory.reclaim swappiness=", v(6, 12), "v6.12").is_ok());
     }
 
     #[test]

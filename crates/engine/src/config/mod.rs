@@ -349,6 +349,9 @@ impl Config {
             }
         }
         self.pcp.setup(1).map_err(ConfigError::Inconsistent)?;
+        if let Some(p) = crate::profile::find(&self.profile) {
+            self.cgroups.check_kernel(p.kernel, p.name).map_err(ConfigError::Inconsistent)?;
+        }
         if self.fs_kind == DeviceKind::Zram {
             return Err(ConfigError::Inconsistent(
                 "fs=zram: zram holds swap, not a filesystem here; use pmem for a RAM-backed filesystem".into(),

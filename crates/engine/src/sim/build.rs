@@ -199,8 +199,18 @@ impl SimBuilder {
         if self.m.memcg.is_some() && path != "/" {
             return Err("a group of the cgroup v2 tree; memcg.limit puts every page in one v1 group".into());
         }
+        if path != "/" {
+            self.require_file("memory.max").map_err(|e| format!("a profile with cgroup v2 memory groups ({e})"))?;
+        }
         self.cgroup = self.m.mm.cgroups.create(path);
         Ok(())
+    }
+
+    /// Fails unless the profile's kernel has cgroup file `file` (S-CG7's check;
+    /// a profile name no table knows passes).
+    fn require_file(&self, file: &str) -> Result<(), String> {
+        let Some(p) = crate::profile::find(&self.m.cfg.profile) else { return Ok(()) };
+        crate::config::cgroup::require(file, p.kernel, p.name)
     }
 
     /// Maps `pages` pages of `file` from page `offset` into the current
@@ -233,6 +243,10 @@ impl SimBuilder {
         }
         let text = text.into();
         let (pages, swappiness) = super::control::parse_memory_reclaim(&text)?;
+        self.require_file("memory.reclaim")?;
+        if swappiness.is_some() {
+            self.require_file("memory.reclaim swappiness=")?;
+        }
         let cg = self.m.mm.cgroups.create(path);
         self.m.control_texts.push(super::control::ControlText::MemoryReclaim { cg, pages, swappiness, text });
         Ok(ControlWrite(self.m.control_texts.len() as u32 - 1))
@@ -268,6 +282,10 @@ impl SimBuilder {
         }
         if cfg.interval == 0 || cfg.pressure_us == 0 {
             return Err("an interval of at least one tick and a pressure target above 0".into());
+        }
+        self.require_file("memory.pressure")?;
+        if cfg.mode == crate::senpai::SenpaiMode::Reclaim {
+            self.require_file("memory.reclaim")?;
         }
         let cg = self.m.mm.cgroups.create(path);
         self.m.senpais.push(crate::senpai::Senpai::new(cfg));
