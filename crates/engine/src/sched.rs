@@ -10,8 +10,12 @@
 //! - CFS (before v6.6): slice `sched_latency / nr_running` (at least
 //!   `min_granularity`); a sleeper is credited half a latency on wakeup and
 //!   preempts the running task when it is `wakeup_granularity` behind it.
-//! - EEVDF (v6.6+): slice `base_slice`; a woken task gets no sleeper credit and,
-//!   with `RUN_TO_PARITY`, lets the running task finish its slice.
+//! - EEVDF (v6.6+): slice `base_slice`; a woken task is placed at the average
+//!   vruntime with zero lag, and preempts the running task when the running
+//!   task is no longer eligible or has used up its slice since it was picked or
+//!   its slice was last renewed (the wake-up's `update_curr` renews it, and the
+//!   woken task's equal virtual deadline then wins the pick); otherwise the
+//!   running task keeps the CPU until its deadline is seen at the next tick.
 //!
 //! Both decide slice expiry at the scheduler tick, so a slice ends at the first
 //! tick after it is used up.
@@ -19,8 +23,10 @@
 //! Simplifications (docs/simplifications.md):
 //! - S-SC1: one run queue for all CPUs (no per-CPU queues, no load balancing,
 //!   no migration cost); a woken actor takes the lowest idle CPU.
-//! - S-SC2: EEVDF is modelled by its slice and its wakeup rule; the pick is
-//!   the smallest `vruntime` (no lag, no virtual deadlines).
+//! - S-SC2: EEVDF is modelled by its slice, its placement and its wake-up
+//!   preemption; a woken actor has zero lag (v6.12's `DELAY_DEQUEUE` spends a
+//!   sleeper's negative lag before it leaves the queue; positive lag is dropped),
+//!   and the pick is the smallest `vruntime`, not the earliest eligible deadline.
 //! - S-SC3: the flusher and device completions use no CPU time.
 //! - S-SC4: an actor is preempted only between its steps (a thread between two
 //!   accesses, kswapd between two balance steps), as with voluntary preemption.
@@ -135,6 +141,8 @@ struct Entity {
 #[derive(Clone, Copy, Debug, Default)]
 struct Cpu {
     curr: Option<Actor>,
+    /// When the running actor's slice began: its pick, or the tick that renewed it.
+    slice_start: Nanos,
     slice_end: Nanos,
     need_resched: bool,
 }
@@ -248,7 +256,7 @@ impl Scheduler {
             self.run_delay[a as usize] += waited;
         }
         self.entities[a as usize].state = State::Running { cpu: cpu as u32, since: t };
-        self.cpus[cpu] = Cpu { curr: Some(a), slice_end: 0, need_resched: false };
+        self.cpus[cpu] = Cpu { curr: Some(a), slice_start: t, slice_end: 0, need_resched: false };
         self.cpus[cpu].slice_end = self.slice_end_from(t);
     }
 
@@ -284,28 +292,80 @@ impl Scheduler {
             return if self.cpu_of(a).is_some() { Wake::Run } else { Wake::Wait };
         }
         self.update_min_vruntime(t);
-        let credit = if self.eevdf { 0 } else { self.tunables.latency / 2 };
-        let placed = self.entities[a as usize].vruntime.max(self.min_vruntime.saturating_sub(credit));
+        let placed = if self.eevdf {
+            // KERNEL: place_entity() with zero lag puts it at avg_vruntime() (S-SC2).
+            self.avg_vruntime(t)
+        } else {
+            // CFS: a sleeper is credited half a latency below min_vruntime.
+            let credit = self.tunables.latency / 2;
+            self.entities[a as usize].vruntime.max(self.min_vruntime.saturating_sub(credit))
+        };
         self.entities[a as usize].vruntime = placed;
         if let Some(cpu) = self.cpus.iter().position(|c| c.curr.is_none()) {
             self.run_on(a, cpu, t);
             return Wake::Run;
         }
         self.enqueue(a, t);
-        // EEVDF's RUN_TO_PARITY: the running task keeps its slice.
-        if !self.eevdf {
-            if let Some((w, cpu)) = waker.and_then(|w| Some((w, self.cpu_of(w)?))) {
-                if self.vruntime_at(w, t).saturating_sub(placed) > self.tunables.wakeup_granularity {
+        if self.eevdf {
+            // The woken task's run queue: the waker's CPU; woken by a timer or a
+            // device, the CPU of the running actor furthest ahead (S-SC1: one queue).
+            let cpu = waker.and_then(|w| self.cpu_of(w)).or_else(|| self.furthest_ahead_cpu(t));
+            if let Some(cpu) = cpu {
+                if self.eevdf_wakeup_preempts(cpu, placed, t) {
                     self.cpus[cpu].need_resched = true;
                 }
+            }
+        } else if let Some((w, cpu)) = waker.and_then(|w| Some((w, self.cpu_of(w)?))) {
+            if self.vruntime_at(w, t).saturating_sub(placed) > self.tunables.wakeup_granularity {
+                self.cpus[cpu].need_resched = true;
             }
         }
         Wake::Wait
     }
 
+    /// The average vruntime at `t` of the running and queued actors (equal
+    /// weights), or `min_vruntime` when there are none.
+    fn avg_vruntime(&self, t: Nanos) -> Nanos {
+        let running = self.cpus.iter().filter_map(|c| c.curr).map(|a| self.vruntime_at(a, t));
+        let all: Vec<Nanos> = running.chain(self.queue.iter().map(|&(v, _)| v)).collect();
+        if all.is_empty() {
+            return self.min_vruntime;
+        }
+        (all.iter().map(|&v| v as u128).sum::<u128>() / all.len() as u128) as Nanos
+    }
+
+    /// The busy CPU whose running actor has the largest vruntime at `t`.
+    fn furthest_ahead_cpu(&self, t: Nanos) -> Option<usize> {
+        (0..self.cpus.len()).filter(|&c| self.cpus[c].curr.is_some()).max_by_key(|&c| {
+            let a = self.cpus[c].curr.expect("busy");
+            (self.vruntime_at(a, t), std::cmp::Reverse(c))
+        })
+    }
+
+    /// EEVDF's wake-up check on `cpu` at `t` for an actor just queued at vruntime
+    /// `placed` (KERNEL: check_preempt_wakeup_fair() and pick_eevdf() of v6.12).
+    /// While the CPU ran alone, each tick past the slice renewed it; the wake-up's
+    /// `update_curr` renews it again when the running actor has used up a slice
+    /// since, which gives it a virtual deadline equal to the woken actor's, and
+    /// the woken one wins the tie. A running actor that is not eligible (ahead of
+    /// the average) loses at once. Otherwise its earlier deadline keeps the CPU.
+    fn eevdf_wakeup_preempts(&mut self, cpu: usize, placed: Nanos, t: Nanos) -> bool {
+        let c = self.cpus[cpu];
+        let curr = c.curr.expect("a busy CPU");
+        if t >= c.slice_end {
+            self.cpus[cpu].slice_start = t / JIFFY_NS * JIFFY_NS;
+            self.cpus[cpu].slice_end = self.slice_end_from(self.cpus[cpu].slice_start);
+        }
+        let used = t - self.cpus[cpu].slice_start;
+        let eligible = self.vruntime_at(curr, t) <= self.avg_vruntime(t).max(placed);
+        !eligible || used >= self.tunables.base_slice
+    }
+
     /// Running actor `a` goes to sleep at `t`; returns the actor dispatched on
     /// its CPU from `t`, if one was waiting.
     pub fn sleep(&mut self, a: Actor, t: Nanos) -> Option<Actor> {
+        // KERNEL: the dequeue's update_curr() advances min_vruntime with the run.
+        self.update_min_vruntime(t);
         let cpu = self.put_prev(a, t);
         self.pick_next(cpu, t)
     }
@@ -321,7 +381,14 @@ impl Scheduler {
             return None;
         }
         if self.queue.is_empty() {
-            self.cpus[cpu].slice_end = self.slice_end_from(t);
+            // Alone under EEVDF, the last tick past the slice renewed it.
+            let start = match (self.eevdf, t >= c.slice_end) {
+                (true, true) => t / JIFFY_NS * JIFFY_NS,
+                (true, false) => c.slice_start,
+                (false, _) => t,
+            };
+            self.cpus[cpu].slice_start = start;
+            self.cpus[cpu].slice_end = self.slice_end_from(start);
             self.cpus[cpu].need_resched = false;
             return None;
         }
@@ -392,11 +459,66 @@ mod tests {
         assert_eq!(s.wake(t, 0, None), Wake::Run);
         // Base slice 0.75 ms: the slice ends at the first tick, 4 ms.
         assert_eq!(s.slice_end(t), 4 * MS);
-        assert_eq!(s.wake(kswapd_actor(0), MS, Some(t)), Wake::Wait);
+        // At 0.5 ms the thread has a quarter of a millisecond of its slice left:
+        // its deadline (0.75 ms) is before kswapd's (0.5 + 0.75 ms).
+        assert_eq!(s.wake(kswapd_actor(0), MS / 2, Some(t)), Wake::Wait);
         assert!(!s.need_resched(t));
         assert_eq!(s.preempt_point(t, 2 * MS), None);
-        // At the tick kswapd (vruntime placed at the thread's 1 ms) runs.
+        // At the tick kswapd (vruntime placed at the thread's 0.5 ms) runs.
         assert_eq!(s.preempt_point(t, 4 * MS), Some(kswapd_actor(0)));
+    }
+
+    #[test]
+    fn eevdf_woken_task_preempts_a_task_past_its_slice() {
+        let mut s = one_cpu(true);
+        let t = thread_actor(0);
+        assert_eq!(s.wake(t, 0, None), Wake::Run);
+        // At 1 ms the thread's 0.75 ms slice is used up: the wake-up renews its
+        // deadline to 1.75 ms, kswapd's is 1 + 0.75 ms, and the tie goes to kswapd.
+        assert_eq!(s.wake(kswapd_actor(0), MS, Some(t)), Wake::Wait);
+        assert!(s.need_resched(t));
+        assert_eq!(s.preempt_point(t, MS + 1000), Some(kswapd_actor(0)));
+    }
+
+    #[test]
+    fn eevdf_slice_renewed_at_each_tick_while_alone() {
+        let t = thread_actor(0);
+        // A preemption point at 9 ms records the renewal at the 8 ms tick; at
+        // 9.5 ms the thread has used 1.5 ms of that slice: kswapd preempts.
+        let mut s = one_cpu(true);
+        assert_eq!(s.wake(t, 0, None), Wake::Run);
+        assert_eq!(s.preempt_point(t, 9 * MS), None);
+        assert_eq!(s.slice_end(t), 12 * MS);
+        assert_eq!(s.wake(kswapd_actor(0), 9 * MS + MS / 2, Some(t)), Wake::Wait);
+        assert!(s.need_resched(t));
+        // No preemption point since the start: the wake-up itself sees the
+        // renewal at the 12 ms tick, and at 12.5 ms half a millisecond is used.
+        let mut s = one_cpu(true);
+        assert_eq!(s.wake(t, 0, None), Wake::Run);
+        assert_eq!(s.wake(kswapd_actor(0), 12 * MS + MS / 2, Some(t)), Wake::Wait);
+        assert!(!s.need_resched(t));
+    }
+
+    #[test]
+    fn eevdf_places_a_woken_actor_at_the_average_with_zero_lag() {
+        let (a, b, k) = (thread_actor(0), thread_actor(1), kswapd_actor(0));
+        for eevdf in [true, false] {
+            let mut s = one_cpu(eevdf);
+            assert_eq!(s.wake(k, 0, None), Wake::Run);
+            // kswapd runs 20 ms, then sleeps; two threads run and wait.
+            assert_eq!(s.sleep(k, 20 * MS), None);
+            assert_eq!(s.wake(a, 20 * MS, None), Wake::Run);
+            assert_eq!(s.wake(b, 20 * MS, None), Wake::Wait);
+            assert_eq!(s.wake(k, 22 * MS, Some(a)), Wake::Wait);
+            // kswapd's sleep left min_vruntime at 20 ms, where a and b start.
+            // EEVDF: the average of a (22 ms) and b (20 ms); CFS: its own 20 ms.
+            let placed = s.entities[k as usize].vruntime;
+            if eevdf {
+                assert_eq!(placed, (22 * MS + 20 * MS) / 2);
+            } else {
+                assert_eq!(placed, 20 * MS, "CFS keeps its own vruntime, above min_vruntime - 3 ms");
+            }
+        }
     }
 
     #[test]
