@@ -18,10 +18,12 @@ fn layout_by_profile_and_refusals() {
         let c = testkit::config(profile, &[("memory", "64M"), zones, extra]);
         SimBuilder::new(c).err().map(|e| e.to_string()).unwrap_or_default()
     };
-    assert!(refused("v3.9", ("cgroup.a.memory.low", "8M")).contains("lru_layout=zone"));
+    // (v4.6: v3.9 had no cgroup v2 tree at all, refused by its version check.)
+    assert!(refused("v4.6", ("cgroup.a.memory.low", "8M")).contains("lru_layout=zone"));
+    assert!(refused("v3.9", ("cgroup.a.memory.low", "8M")).contains("memory.max is v4.5+"));
     assert!(refused("v3.9", ("lru", "mglru")).contains("cannot run lru=mglru"));
     assert_eq!(refused("v3.9", ("lru_layout", "node")), "", "node lists take any policy");
-    let flat = testkit::config("v3.9", &[("memory", "64M"), ("cgroup.a.memory.low", "8M")]);
+    let flat = testkit::config("v4.6", &[("memory", "64M"), ("cgroup.a.memory.low", "8M")]);
     assert!(SimBuilder::new(flat).is_ok(), "one zone: per-zone lists are per-node lists");
 }
 
