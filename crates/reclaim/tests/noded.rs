@@ -2,7 +2,7 @@
 //! per node, a node's reclaim and aging confined to its own pages.
 
 use mm::{CacheEntry, Mm, Owner, PageFlags, Pte, VmEvent, ZoneId, ZoneSpan};
-use reclaim::direct::Untimed;
+use reclaim::direct::{try_to_free_pages, Untimed};
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::mglru::gens::{folio_gen, gen_from_seq, ANON};
 use reclaim::policy::mglru::Mglru;
@@ -101,4 +101,12 @@ fn node_1_kswapd_ages_and_evicts_node_1_pages_only() {
     assert_eq!(seqs[..7], ["memcg", "node", "0", "1", "2", "3", "#"], "{listing}");
     assert_eq!(seqs[7..], ["node", "1", "2", "3", "4", "#"], "{listing}");
     assert!(policy.control(&mut mm, "lru_gen", ControlOp::Write("+ 0 2 3"), &mut sc, env).is_err(), "no node 2");
+    // Direct reclaim of every node (`nid` None) shrinks each node's lruvec in
+    // turn: node 1 has nothing left, so what it frees is node 0's.
+    let sc = try_to_free_pages(&mut mm, &mut policy, env, (ZoneId::Normal, None), &mut Untimed);
+    assert_eq!(sc.nid, None);
+    assert!(sc.nr_reclaimed >= 32, "{}", sc.nr_reclaimed);
+    assert_eq!(policy.node_lru_sizes(0).unwrap().total(), 64 - sc.nr_reclaimed);
+    assert_eq!(mm.stat.get(VmEvent::PgstealDirect), sc.nr_reclaimed);
+    policy.check_invariants(&mm);
 }
