@@ -134,6 +134,10 @@ impl ReclaimPolicy for TreePolicy {
         mm.cgroups.switch_to(entered, &mm.stat);
     }
 
+    fn node_lru_sizes(&self, node: u8) -> Option<crate::policy::LruSizes> {
+        self.lruvecs.iter().map(|l| l.node_lru_sizes(node)).sum()
+    }
+
     fn check_invariants(&self, mm: &Mm) {
         self.lruvecs.iter().for_each(|l| l.check_invariants(mm));
     }

@@ -25,13 +25,6 @@ impl SimBuilder {
         let nr_frames = (cfg.memory_bytes / mm::PAGE_SIZE) as u32;
         let swap_pages = (cfg.swap_bytes / mm::PAGE_SIZE) as u32;
         let bad = |e: String| ConfigError::Inconsistent(e);
-        if cfg.numa.nodes > 1 && cfg.lru != "classic" {
-            // S-MM1: one set of lists for the machine; only the classic LRU reclaims one node's pages of it.
-            return Err(bad(format!(
-                "numa.nodes={} needs lru=classic (lru={} reclaims every node's pages from any node's kswapd)",
-                cfg.numa.nodes, cfg.lru
-            )));
-        }
         let spans = cfg.numa.layout(nr_frames).map_err(bad)?;
         let mut mm = Mm::with_layout(&spans, cfg.numa.distances().map_err(bad)?, swap_pages);
         if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
@@ -90,7 +83,8 @@ impl SimBuilder {
         if let Some(m) = &memcg {
             reclaim_cfg.swappiness = m.swappiness;
         }
-        let mut policy = (entry.build)(&reclaim_cfg);
+        // One lruvec per node for the policies that keep per-node state (v4.8+ node LRUs).
+        let mut policy = entry.for_nodes(&reclaim_cfg, mm.nodes.len());
         if cfg.numa.lru_layout == LruLayout::Zone && mm.zones.len() > 1 {
             if entry.name == "mglru" {
                 return Err(bad("lru_layout=zone (per-zone LRU lists, before v4.8) cannot run lru=mglru (v6.1+): set lru_layout=node or another lru".into()));
@@ -298,10 +292,11 @@ impl SimBuilder {
     /// (S-EN1: every actor has a CPU of its own).
     pub fn build(mut self) -> Sim {
         if self.m.mm.cgroups.enabled() {
-            // One lruvec per group, built while every list is still empty.
+            // One lruvec per group (and node), built while every list is still empty.
             assert_eq!(self.m.policy.lru_sizes().total(), 0, "pages listed before the tree's lruvecs exist");
             let entry = reclaim::policy::registry::find(&self.m.cfg.lru).expect("lru validated by Config::set");
-            let lruvecs = (0..self.m.mm.cgroups.len()).map(|_| (entry.build)(&self.m.cfg.reclaim)).collect();
+            let (cfg, nodes) = (&self.m.cfg.reclaim, self.m.mm.nodes.len());
+            let lruvecs = (0..self.m.mm.cgroups.len()).map(|_| entry.for_nodes(cfg, nodes)).collect();
             self.m.policy = Box::new(reclaim::tree::TreePolicy::new(lruvecs, self.m.cfg.cgroups.recursive_prot));
             // Each group's memory.pressure counts its threads and its descendants'.
             self.m.cg_psi = (0..self.m.mm.cgroups.len()).map(|_| Psi::default()).collect();

@@ -533,6 +533,11 @@ impl Sim {
     pub fn lru_sizes(&self) -> reclaim::policy::LruSizes {
         self.m.policy.lru_sizes()
     }
+
+    /// Node `node`'s list sizes when the policy keeps an lruvec per node (`None` otherwise).
+    pub fn node_lru_sizes(&self, node: u8) -> Option<reclaim::policy::LruSizes> {
+        self.m.policy.node_lru_sizes(node)
+    }
 }
 
 impl Machine {

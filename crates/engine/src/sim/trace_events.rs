@@ -89,6 +89,9 @@ impl ReclaimPolicy for Traced {
     fn zone_lru_sizes(&self, zone: usize) -> Option<LruSizes> {
         self.0.zone_lru_sizes(zone)
     }
+    fn node_lru_sizes(&self, node: u8) -> Option<LruSizes> {
+        self.0.node_lru_sizes(node)
+    }
     fn check_invariants(&self, mm: &Mm) {
         self.0.check_invariants(mm)
     }

@@ -3,6 +3,7 @@
 pub mod classic;
 pub mod clock;
 pub mod mglru;
+pub mod noded;
 pub mod registry;
 
 use crate::control::ScanControl;
@@ -132,6 +133,13 @@ pub trait ReclaimPolicy {
     /// the policy keeps lists per zone (before v4.8); `None` when its lists
     /// hold every zone's pages. Default: `None`.
     fn zone_lru_sizes(&self, _zone: usize) -> Option<LruSizes> {
+        None
+    }
+
+    /// Sizes of the LRU lists of node `node` when the policy keeps an lruvec
+    /// per node ([`noded::NodedPolicy`]); `None` when its lists hold every
+    /// node's pages. Default: `None`.
+    fn node_lru_sizes(&self, _node: u8) -> Option<LruSizes> {
         None
     }
 

@@ -35,6 +35,7 @@ use crate::rmap::Mapping;
 use mm::{
     CgId, DirtyState, File, Frame, FrameTable, Mm, PageFlags, Pfn, Pte, RegionKind, VmEvent, VmStat, PAGEVEC_SIZE,
 };
+use std::ops::Range;
 
 /// KERNEL: `PTRS_PER_PTE` on x86-64: pages per PTE table (one PMD entry).
 pub const PTRS_PER_PTE: u32 = 512;
@@ -67,8 +68,9 @@ pub struct MmStats {
 /// on no generation alone, so an isolated page keeps its young PTE for its
 /// own reference check.
 ///
-/// With a cgroup tree (`memcg`: the group whose generations age), a page of
-/// another group is left alone (`get_pfn_folio`'s `folio_memcg()` check).
+/// A page of another lruvec is left alone (`elsewhere`): of another group
+/// with a cgroup tree (`get_pfn_folio`'s `folio_memcg()` check) or of another
+/// node (its `folio_nid()` check).
 fn take_young(
     pte: &mut Pte,
     frames: &mut FrameTable,
@@ -76,11 +78,11 @@ fn take_young(
     stat: &mut VmStat,
     can_swap: bool,
     skip_isolated: bool,
-    other_group: impl Fn(&Frame) -> bool,
+    elsewhere: impl Fn(Pfn, &Frame) -> bool,
 ) -> Option<Pfn> {
     let pfn = pte.pfn()?;
     let f = &frames[pfn];
-    if !pte.young() || (!can_swap && f.is_anon()) || (skip_isolated && folio_gen(f).is_none()) || other_group(f) {
+    if !pte.young() || (!can_swap && f.is_anon()) || (skip_isolated && folio_gen(f).is_none()) || elsewhere(pfn, f) {
         return None;
     }
     pte.test_clear_young();
@@ -90,11 +92,29 @@ fn take_young(
     Some(pfn)
 }
 
-/// Whether `f`, mapped by a region of group `region_cg`, is charged to a group
-/// other than `memcg` (with a tree; `None` without one): anon pages are their
-/// region's group's, file pages their file's (S-CG1).
-fn charged_elsewhere(f: &Frame, region_cg: CgId, files: &[File], memcg: Option<CgId>) -> bool {
-    memcg.is_some_and(|g| f.owner.as_file().map_or(region_cg, |file| files[file.0 as usize].cg) != g)
+/// Whether page `pfn` (`f`), mapped by a region of group `region_cg`, is of
+/// another lruvec: off `node`'s frames (with a node filter) or charged to a
+/// group other than `memcg` (with a tree; `None` without one): anon pages are
+/// their region's group's, file pages their file's (S-CG1).
+fn elsewhere(
+    pfn: Pfn,
+    f: &Frame,
+    node: &Option<Range<Pfn>>,
+    region_cg: CgId,
+    files: &[File],
+    memcg: Option<CgId>,
+) -> bool {
+    node.as_ref().is_some_and(|n| !n.contains(&pfn))
+        || memcg.is_some_and(|g| f.owner.as_file().map_or(region_cg, |file| files[file.0 as usize].cg) != g)
+}
+
+/// The frames of node `node` (`None`: no node filter, every frame is the
+/// lruvec's). A node's zones are consecutive in the frame table.
+fn node_pfns(mm: &Mm, node: Option<u8>) -> Option<Range<Pfn>> {
+    let n = node?;
+    let zones = mm.zones.iter().filter(|z| z.node == n);
+    let start = zones.clone().map(|z| z.start_pfn).min()?;
+    Some(start..zones.map(|z| z.start_pfn + z.managed as Pfn).max()?)
 }
 
 impl Mglru {
@@ -173,6 +193,7 @@ impl Mglru {
         work: &mut ReclaimWork,
     ) {
         let memcg = mm.cgroups.enabled().then(|| mm.cgroups.current());
+        let node = node_pfns(mm, self.node);
         let Mm { regions, files, frames, dirty, stat, .. } = mm;
         let region = &mut regions[r];
         if region.kind == RegionKind::Anon && !can_swap {
@@ -210,11 +231,15 @@ impl Mglru {
             let (s, e) = (c * PTRS_PER_PTE, ((c + 1) * PTRS_PER_PTE).min(n));
             let mut young = 0;
             for i in s..e {
-                let Some(pfn) =
-                    take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework, |f| {
-                        charged_elsewhere(f, region_cg, files, memcg)
-                    })
-                else {
+                let Some(pfn) = take_young(
+                    &mut region.ptes[i as usize],
+                    frames,
+                    dirty,
+                    stat,
+                    can_swap,
+                    self.refs.rework,
+                    |pfn, f| elsewhere(pfn, f, &node, region_cg, files, memcg),
+                ) else {
                     continue;
                 };
                 young += 1;
@@ -271,6 +296,7 @@ impl Mglru {
     /// file page is evicted (anon neighbours are left alone).
     pub(super) fn look_around(&mut self, mm: &mut Mm, at: Mapping, can_swap: bool, walk: bool, work: &mut ReclaimWork) {
         let memcg = mm.cgroups.enabled().then(|| mm.cgroups.current());
+        let node = node_pfns(mm, self.node);
         let Mm { regions, files, frames, dirty, stat, .. } = mm;
         let region = &mut regions[at.region.0 as usize];
         let region_cg = region.cg;
@@ -298,8 +324,8 @@ impl Mglru {
         let mut nr_stale = 0;
         for i in start..end {
             let Some(pfn) =
-                take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework, |f| {
-                    charged_elsewhere(f, region_cg, files, memcg)
+                take_young(&mut region.ptes[i as usize], frames, dirty, stat, can_swap, self.refs.rework, |pfn, f| {
+                    elsewhere(pfn, f, &node, region_cg, files, memcg)
                 })
             else {
                 continue;

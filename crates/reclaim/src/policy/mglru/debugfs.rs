@@ -5,7 +5,10 @@
 //! and anon and file page counts. Commands (`lru_gen_seq_write`): pieces split on
 //! `,` `;` or newline, each `+ MEMCG NODE MAX_GEN [SWAPPINESS [FORCE_SCAN]]`
 //! (aging) or `- MEMCG NODE MIN_GEN [SWAPPINESS [NR_TO_RECLAIM]]` (eviction).
-//! With one lruvec (S-CL1) memcg and node must be 0.
+//! The memcg must be 0 (the lruvecs of a cgroup tree have no control); the
+//! node names the lruvec of that node (0 on a machine of one node). On a
+//! machine of several nodes the listing shows each node's lruvec in turn, and
+//! a write runs on each lruvec the commands that name its node, node by node.
 
 use super::gens::{gen_from_seq, ANON, FILE, MAX_NR_GENS, MIN_NR_GENS};
 use super::pid::MAX_SWAPPINESS;
@@ -35,7 +38,7 @@ pub struct Command {
     /// memcg id.
     pub memcg: u32,
     /// node id.
-    pub node: u32,
+    pub node: u8,
     /// `max_gen` for `+`, `min_gen` for `-`.
     pub seq: u64,
     /// Swappiness, or the default (`get_swappiness`).
@@ -66,13 +69,16 @@ pub fn parse(text: &str) -> Result<Vec<Command>, String> {
         let seq = num(nums[2])?;
         let swappiness = nums.get(3).map(|s| num(s)).transpose()?;
         let opt = nums.get(4).map(|s| num(s)).transpose()?;
-        if memcg != 0 || node != 0 {
-            return Err(bad("one lruvec: memcg and node must be 0"));
+        if memcg != 0 {
+            return Err(bad("memcg must be 0 (one memory group with lru_gen)"));
         }
+        let Ok(node) = u8::try_from(node) else {
+            return Err(bad(&format!("node {node} above 255")));
+        };
         if swappiness.is_some_and(|s| s > MAX_SWAPPINESS as u64 + 1) {
             return Err(bad("swappiness above 201"));
         }
-        out.push(Command { op, memcg: 0, node: 0, seq, swappiness: swappiness.map(|s| s as u32), opt });
+        out.push(Command { op, memcg: 0, node, seq, swappiness: swappiness.map(|s| s as u32), opt });
     }
     Ok(out)
 }
@@ -82,8 +88,11 @@ impl Mglru {
     pub(super) fn dump(&self, now_ns: u64) -> String {
         let g = &self.lrugen;
         let mut s = String::new();
-        let _ = writeln!(s, "memcg {:5} ", 0);
-        let _ = writeln!(s, " node {:5}", 0);
+        let node = self.node.unwrap_or(0);
+        if node == 0 {
+            let _ = writeln!(s, "memcg {:5} ", 0);
+        }
+        let _ = writeln!(s, " node {node:5}");
         for seq in g.min_seq[ANON].min(g.min_seq[FILE])..=g.max_seq {
             let gen = gen_from_seq(seq);
             let age_ms = now_ns.saturating_sub(g.timestamps[gen]) / 1_000_000;
@@ -117,7 +126,15 @@ impl Mglru {
         env: PageoutEnv,
     ) -> Result<(), &'static str> {
         let cmds = parse(text).map_err(|_| "EINVAL")?;
+        let node = self.node.unwrap_or(0);
         for c in cmds {
+            // A node the machine lacks; another node's command is its own lruvec's.
+            if c.node as usize >= mm.nodes.len() {
+                return Err("EINVAL");
+            }
+            if c.node != node {
+                continue;
+            }
             let swappiness = c.swappiness.unwrap_or_else(|| self.get_swappiness(mm, sc));
             if c.op == '+' {
                 self.run_aging(mm, c.seq, swappiness != 0, c.opt.unwrap_or(u64::MAX) != 0, sc)?;
@@ -191,7 +208,9 @@ mod tests {
         assert_eq!(c[1], Command { op: '-', memcg: 0, node: 0, seq: 5, swappiness: Some(0), opt: Some(100) });
         assert!(parse("* 0 0 1").unwrap_err().contains("expected `+`"));
         assert!(parse("+ 0 0").unwrap_err().contains("EINVAL"));
-        assert!(parse("+ 1 0 3").unwrap_err().contains("memcg and node must be 0"));
+        assert!(parse("+ 1 0 3").unwrap_err().contains("memcg must be 0"));
+        assert!(parse("+ 0 256 3").unwrap_err().contains("node 256 above 255"));
+        assert_eq!(parse("- 0 1 3").unwrap()[0].node, 1);
         assert!(parse("- 0 0 3 202").unwrap_err().contains("above 201"));
         assert!(parse("+ 0 0 x").unwrap_err().contains("`x` is not"));
     }

@@ -18,10 +18,16 @@
 //! Sources: mm/vmscan.c, mm/workingset.c, mm/swap.c, include/linux/mm_inline.h
 //! (v6.1; v6.14 for the rework), spec/reclaim.md section D.
 //!
+//! One [`Mglru`] is one lruvec: of the machine, of one node
+//! ([`Mglru::on_node`], inside a [`NodedPolicy`](crate::policy::noded::NodedPolicy)),
+//! or of one group (and node) of a cgroup tree. A node's lruvec ages and
+//! evicts that node's pages only; its page-table walk and look-around leave
+//! other nodes' pages alone (`get_pfn_folio`'s node check).
+//!
 //! Simplifications: S-MG1 (walk scheduling and non-leaf accessed bits, see
-//! `aging`), S-MG2 (one zone, no clean retry, see `evict`), S-MG3: one lruvec
-//! (no memcg LRU, no per-memcg mm lists), `NR_HIST_GENS` = 1, kswapd's
-//! `memcgs_need_aging` shortcut is absent. `min_ttl_ms` asks the engine for
+//! `aging`), S-MG2 (one zone per node, no clean retry, see `evict`), S-MG3:
+//! no memcg LRU (groups walked in tree order, S-CG6), `NR_HIST_GENS` = 1,
+//! kswapd's `memcgs_need_aging` shortcut is absent. `min_ttl_ms` asks the engine for
 //! the OOM killer (`ScanControl::oom`) and counts the invocation.
 
 mod aging;
@@ -52,6 +58,8 @@ use refs::Refs;
 #[derive(Debug)]
 pub struct Mglru {
     cfg: ReclaimConfig,
+    /// The node whose pages this lruvec holds (`None`: the machine's, one node).
+    node: Option<u8>,
     refs: Refs,
     lrugen: LruGen,
     pid: Pid,
@@ -70,6 +78,7 @@ impl Mglru {
         Mglru {
             refs: Refs { rework: cfg.lru_gen.rework_6_14 },
             cfg,
+            node: None,
             lrugen: LruGen::new(),
             pid: Pid::default(),
             bloom: Bloom::default(),
@@ -79,6 +88,11 @@ impl Mglru {
             young_at: Vec::new(),
             chunk_young: Vec::new(),
         }
+    }
+
+    /// An empty lruvec of node `node` on a machine of several nodes.
+    pub fn on_node(cfg: ReclaimConfig, node: u8) -> Mglru {
+        Mglru { node: Some(node), ..Mglru::new(cfg) }
     }
 
     /// The generations (for tests and dumps).
