@@ -34,6 +34,7 @@ impl SimBuilder {
         }
         let spans = cfg.numa.layout(nr_frames).map_err(bad)?;
         let mut mm = Mm::with_layout(&spans, cfg.numa.distances().map_err(bad)?, swap_pages);
+        mm.frames.set_boost_form(cfg.numa.watermark_boost);
         if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
             mm.enable_zram(cfg.zram.pool_config());
         }

@@ -110,6 +110,7 @@ impl Sim {
             snapshots: std::mem::take(&mut self.m.snapshots),
             zones,
             kswapd_first_wake_ns: self.m.kswapds.iter().map(|k| k.first_wake_ns).collect(),
+            kcompactd_wakeups: self.m.kswapds.iter().map(|k| k.k.kcompactd_wakes).sum(),
         }
     }
 }
