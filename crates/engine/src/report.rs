@@ -165,9 +165,6 @@ pub struct RunReport {
     pub zones: Vec<crate::zoneinfo::ZoneReport>,
     /// Per node: virtual time of its kswapd's first wakeup, if it was woken.
     pub kswapd_first_wake_ns: Vec<Option<Nanos>>,
-    /// `wakeup_kcompactd()` calls at the end of watermark-boosted kswapd runs,
-    /// all nodes' (v5.0+; compaction itself is not modelled, S-KS1).
-    pub kcompactd_wakeups: u64,
 }
 
 impl RunReport {

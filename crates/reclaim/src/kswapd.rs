@@ -20,7 +20,8 @@
 //! balanced, and takes the boosts it saw off the zones when it ends.
 //!
 //! Simplifications: S-KS1: order 0 only (no compaction, no `kswapd_order`;
-//! kcompactd's wakeup after a boosted run is only counted); S-KS3: `laptop_mode` is 0.
+//! kcompactd's wakeup after a boosted run is only counted, as
+//! `compact_daemon_wake`); S-KS3: `laptop_mode` is 0.
 
 use crate::config::DirtyThrottle;
 use crate::control::{Reclaimer, ScanControl};
@@ -90,8 +91,6 @@ pub struct Kswapd {
     only_node: bool,
     /// `zone_boosts[]`: each boosted zone's boost when the run began (zone index, pages).
     zone_boosts: Vec<(usize, u64)>,
-    /// `wakeup_kcompactd()` calls after boosted runs (compaction is not modelled).
-    pub kcompactd_wakes: u64,
 }
 
 /// What a [`Kswapd::step`] did.
@@ -115,7 +114,6 @@ impl Kswapd {
             any_zone,
             only_node: mm.nodes.len() > 1,
             zone_boosts: Vec::new(),
-            kcompactd_wakes: 0,
         }
     }
 
@@ -260,7 +258,7 @@ impl Kswapd {
                 mm.zones[z].watermark_boost -= mm.zones[z].watermark_boost.min(boost);
             }
             self.zone_boosts.clear();
-            self.kcompactd_wakes += 1;
+            mm.stat.count(VmEvent::CompactDaemonWake, 1);
         }
         policy.snapshot_refaults(mm);
         KswapdStep { sc, finished: true }

@@ -110,7 +110,6 @@ impl Sim {
             snapshots: std::mem::take(&mut self.m.snapshots),
             zones,
             kswapd_first_wake_ns: self.m.kswapds.iter().map(|k| k.first_wake_ns).collect(),
-            kcompactd_wakeups: self.m.kswapds.iter().map(|k| k.k.kcompactd_wakes).sum(),
         }
     }
 }
