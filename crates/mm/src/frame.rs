@@ -169,6 +169,9 @@ pub struct FrameTable {
     moves: u32,
     /// Which fallbacks raise a watermark boost.
     boost_form: BoostForm,
+    /// Per zone: the free frames a kernel allocation wants above its low and
+    /// min watermarks (reserve included); empty: the highest zone with a free frame.
+    kernel_marks: Vec<(u32, u32)>,
 }
 
 /// `n` free frames that cost no memory until written: zero bytes are a free
@@ -213,6 +216,7 @@ impl FrameTable {
             nr_free: start,
             moves: 0,
             boost_form: BoostForm::None,
+            kernel_marks: Vec::new(),
         }
     }
 
@@ -277,10 +281,27 @@ impl FrameTable {
         self.take(zone, mt, owner, 0, 0)
     }
 
-    /// A kernel page of type `mt` from the highest zone with a free frame.
+    /// A kernel page of type `mt` from the highest zone with a free frame
+    /// (reclaim's `PF_MEMALLOC` context, which ignores the watermarks).
     pub fn alloc_kernel(&mut self, mt: Migratetype) -> Option<Pfn> {
         let zone = self.free.iter().rposition(|z| z.nr_free > 0)?;
         self.take(zone, mt, Owner::KERNEL, 0, 0)
+    }
+
+    /// A `GFP_KERNEL` page of type `mt` (a slab's): the highest zone above
+    /// its low watermark, else above its min, else the highest with a free
+    /// frame, by the marks of [`FrameTable::set_kernel_marks`].
+    pub fn alloc_slab(&mut self, mt: Migratetype) -> Option<Pfn> {
+        let marks = &self.kernel_marks;
+        let above = |i: usize| (0..marks.len()).rev().find(|&z| self.free[z].nr_free > [marks[z].0, marks[z].1][i]);
+        let zone = above(0).or_else(|| above(1)).or_else(|| self.free.iter().rposition(|z| z.nr_free > 0))?;
+        self.take(zone, mt, Owner::KERNEL, 0, 0)
+    }
+
+    /// Sets, per zone, the free frames a `GFP_KERNEL` allocation wants above
+    /// its low and min watermarks ([`FrameTable::alloc_slab`]).
+    pub fn set_kernel_marks(&mut self, marks: Vec<(u32, u32)>) {
+        self.kernel_marks = marks;
     }
 
     #[inline]

@@ -177,6 +177,21 @@ impl Mm {
         woken
     }
 
+    /// Gives the frame table each zone's low and min watermarks plus its
+    /// reserve against `ZONE_NORMAL` (`GFP_KERNEL`'s highest zone), for slab
+    /// pages (S-MM4: without the boost, and counting frames on per-CPU lists
+    /// as free); on a machine of several nodes slab pages keep taking the
+    /// highest zone with a free frame.
+    pub fn set_kernel_marks(&mut self) {
+        if self.nodes.len() > 1 {
+            return;
+        }
+        let mark =
+            |z: &Zone, w: Watermark| (z.watermark[w as usize] + z.lowmem_reserve[ZoneId::Normal as usize]) as u32;
+        let marks = self.zones.iter().map(|z| (mark(z, Watermark::Low), mark(z, Watermark::Min))).collect();
+        self.frames.set_kernel_marks(marks);
+    }
+
     /// Pages taken by [`Mm::reserve_kernel_pages`].
     pub fn nr_reserved(&self) -> u64 {
         self.reserved

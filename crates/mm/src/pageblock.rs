@@ -307,6 +307,29 @@ mod tests {
         assert_eq!(t.take_boosts(0), 0, "no boost before v5.0");
     }
 
+    /// Slab pages follow the watermarks: the higher zone (1) while it has
+    /// more free frames than its low mark (100), then the lower zone (0)
+    /// above its low mark (50), then zone 1 again above its min (80);
+    /// without marks, always the highest zone with a free frame.
+    #[test]
+    fn slab_pages_take_the_first_zone_above_its_watermark() {
+        let mut t = FrameTable::with_zones(&[PAGEBLOCK_PAGES, PAGEBLOCK_PAGES]);
+        t.set_kernel_marks(vec![(50, 40), (100, 80)]);
+        let zone_of = |t: &mut FrameTable| {
+            let p = t.alloc_slab(Migratetype::Reclaimable).unwrap();
+            t.zone_of(p)
+        };
+        for _ in 0..PAGEBLOCK_PAGES - 100 {
+            assert_eq!(zone_of(&mut t), 1);
+        }
+        for _ in 0..PAGEBLOCK_PAGES - 50 {
+            assert_eq!(zone_of(&mut t), 0);
+        }
+        assert_eq!((zone_of(&mut t), t.nr_free_in(1)), (1, 99));
+        t.set_kernel_marks(Vec::new());
+        assert_eq!(zone_of(&mut t), 1);
+    }
+
     /// A movable allocation whose list is empty claims a mostly free
     /// unmovable block (free + alike >= 256): the block turns movable and
     /// every later movable page comes from its list.

@@ -81,7 +81,7 @@ impl SlabCache {
     fn resize(&mut self, frames: &mut FrameTable) {
         let want = self.pages_needed();
         while (self.pages.len() as u64) < want {
-            let Some(pfn) = frames.alloc_kernel(crate::Migratetype::Reclaimable) else {
+            let Some(pfn) = frames.alloc_slab(crate::Migratetype::Reclaimable) else {
                 self.synced = u64::MAX;
                 return;
             };

@@ -53,6 +53,7 @@ impl SimBuilder {
         };
         watermark::setup_per_zone_wmarks(&mut mm.zones, min_free_kbytes, gap);
         watermark::setup_lowmem_reserve(&mut mm.zones, &cfg.numa.lowmem_reserve_ratio);
+        mm.set_kernel_marks();
         let high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
         if let Some(z) = mm.zones.iter().find(|z| z.wmark(Watermark::High) >= z.managed) {
             return Err(ConfigError::Inconsistent(format!(
