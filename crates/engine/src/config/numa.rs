@@ -75,7 +75,7 @@ impl Default for NumaKnobs {
             lru_layout: LruLayout::Node,
             zone_reclaim_mode: 0,
             min_unmapped_ratio: 1,
-            watermark_boost: BoostForm::Claim,
+            watermark_boost: BoostForm::Fallback,
             watermark_boost_factor: mm::pageblock::DEFAULT_BOOST_FACTOR,
         }
     }
