@@ -5,9 +5,11 @@
 //! page by page as frames are first written, so a frame no run touched costs
 //! no memory, and a free frame is all zero bytes (owner [`Owner::NONE`]). Each
 //! zone hands out its never-used frames lowest pfn first from a cursor, and
-//! keeps the frames freed since on a stack taken before the cursor: the order
-//! of a stack that held every pfn from the start, without holding them.
+//! keeps the frames freed since on a stack per migratetype
+//! ([`crate::pageblock`]) taken before the cursor: for movable pages alone,
+//! the order of a stack that held every pfn from the start, without holding them.
 
+use crate::pageblock::{BoostForm, Migratetype, ZoneFree};
 use crate::space::{FileId, RegionId};
 
 /// Page frame number: the index of a frame in the [`FrameTable`].
@@ -165,20 +167,11 @@ pub struct FrameTable {
     /// Frames taken and freed so far (wrapping): an unchanged count means
     /// no zone's free frames changed.
     moves: u32,
-}
-
-/// One zone's free frames.
-#[derive(Clone, Debug)]
-struct ZoneFree {
-    /// Frames freed since they were first handed out (a stack).
-    freed: Vec<Pfn>,
-    /// The lowest never-used frame: it and the rest of the zone are free and
-    /// were never written.
-    fresh: Pfn,
-    /// First pfn past the zone.
-    end: Pfn,
-    /// Free frames (`freed` plus the never-used ones).
-    nr_free: u32,
+    /// Which fallbacks raise a watermark boost.
+    boost_form: BoostForm,
+    /// Per zone: the free frames a kernel allocation wants above its low and
+    /// min watermarks (reserve included); empty: the highest zone with a free frame.
+    kernel_marks: Vec<(u32, u32)>,
 }
 
 /// `n` free frames that cost no memory until written: zero bytes are a free
@@ -212,11 +205,19 @@ impl FrameTable {
     pub fn with_zones(sizes: &[u32]) -> FrameTable {
         let (mut free, mut zone_end, mut start) = (Vec::new(), Vec::new(), 0u32);
         for &n in sizes {
-            free.push(ZoneFree { freed: Vec::new(), fresh: start, end: start + n, nr_free: n });
+            free.push(ZoneFree::new(start, start + n));
             start += n;
             zone_end.push(start);
         }
-        FrameTable { frames: zeroed_frames(start as usize), free, zone_end, nr_free: start, moves: 0 }
+        FrameTable {
+            frames: zeroed_frames(start as usize),
+            free,
+            zone_end,
+            nr_free: start,
+            moves: 0,
+            boost_form: BoostForm::None,
+            kernel_marks: Vec::new(),
+        }
     }
 
     /// Total number of frames.
@@ -265,27 +266,80 @@ impl FrameTable {
         self.alloc_in(zone, owner, index, flags)
     }
 
-    /// Takes a free frame of zone `zone` for `owner`/`index` with `flags`;
-    /// `None` if the zone has none free. The most recently freed frame goes
-    /// first, then the lowest never-used one.
+    /// Takes a free movable frame of zone `zone` for `owner`/`index` with
+    /// `flags`; `None` if the zone has none free. The most recently freed
+    /// frame of its list goes first, then the lowest never-used one, then a
+    /// frame of another type's block (the fallback, [`crate::pageblock`]).
     #[inline]
     pub fn alloc_in(&mut self, zone: usize, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        let z = &mut self.free[zone];
-        let pfn = match z.freed.pop() {
-            Some(pfn) => pfn,
-            None if z.fresh < z.end => {
-                z.fresh += 1;
-                z.fresh - 1
-            }
-            None => return None,
-        };
-        z.nr_free -= 1;
+        self.take(zone, Migratetype::Movable, owner, index, flags)
+    }
+
+    /// Takes a free frame of type `mt` in zone `zone` for `owner` (a kernel
+    /// page: index 0, no flags); `None` if the zone has none free.
+    pub fn alloc_typed(&mut self, zone: usize, mt: Migratetype, owner: Owner) -> Option<Pfn> {
+        self.take(zone, mt, owner, 0, 0)
+    }
+
+    /// A kernel page of type `mt` from the highest zone with a free frame
+    /// (reclaim's `PF_MEMALLOC` context, which ignores the watermarks).
+    pub fn alloc_kernel(&mut self, mt: Migratetype) -> Option<Pfn> {
+        let zone = self.free.iter().rposition(|z| z.nr_free > 0)?;
+        self.take(zone, mt, Owner::KERNEL, 0, 0)
+    }
+
+    /// A `GFP_KERNEL` page of type `mt` (a slab's): the highest zone above
+    /// its low watermark, else above its min, else the highest with a free
+    /// frame, by the marks of [`FrameTable::set_kernel_marks`].
+    pub fn alloc_slab(&mut self, mt: Migratetype) -> Option<Pfn> {
+        let marks = &self.kernel_marks;
+        let above = |i: usize| (0..marks.len()).rev().find(|&z| self.free[z].nr_free > [marks[z].0, marks[z].1][i]);
+        let zone = above(0).or_else(|| above(1)).or_else(|| self.free.iter().rposition(|z| z.nr_free > 0))?;
+        self.take(zone, mt, Owner::KERNEL, 0, 0)
+    }
+
+    /// Sets, per zone, the free frames a `GFP_KERNEL` allocation wants above
+    /// its low and min watermarks ([`FrameTable::alloc_slab`]).
+    pub fn set_kernel_marks(&mut self, marks: Vec<(u32, u32)>) {
+        self.kernel_marks = marks;
+    }
+
+    #[inline]
+    fn take(&mut self, zone: usize, mt: Migratetype, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
+        let pfn = self.free[zone].take(mt, &self.frames, self.boost_form)?;
         self.nr_free -= 1;
         self.moves = self.moves.wrapping_add(1);
         let f = &mut self.frames[pfn as usize];
         debug_assert!(f.owner == Owner::NONE, "pfn {pfn} free but owned");
         *f = Frame { owner, index, flags: PageFlags(flags), ..Frame::FREE };
         Some(pfn)
+    }
+
+    /// Sets which fallbacks raise a watermark boost (the kernel version's rule).
+    pub fn set_boost_form(&mut self, form: BoostForm) {
+        self.boost_form = form;
+    }
+
+    /// The fallbacks in zone `zone` that raised a boost since the last call
+    /// (`ZONE_BOOSTED_WATERMARK`), cleared.
+    pub fn take_boosts(&mut self, zone: usize) -> u32 {
+        std::mem::take(&mut self.free[zone].boosts)
+    }
+
+    /// True if some zone has boosts not yet taken.
+    #[inline]
+    pub fn boosts_pending(&self) -> bool {
+        self.free.iter().any(|z| z.boosts > 0)
+    }
+
+    /// The migratetype of the pageblock holding `pfn`.
+    pub fn type_of(&self, pfn: Pfn) -> Migratetype {
+        self.free[self.zone_of(pfn)].type_of(pfn)
+    }
+
+    /// Free frames of zone `zone` in blocks of type `mt`.
+    pub fn nr_free_of(&self, zone: usize, mt: Migratetype) -> u32 {
+        self.free[zone].nr_free_of(mt)
     }
 
     /// Returns a frame to its zone's free frames. The frame must be off every LRU list.
@@ -296,9 +350,7 @@ impl FrameTable {
         assert!(!f.flags.has(PageFlags::LRU), "freeing pfn {pfn} still on an LRU list");
         *f = Frame::FREE;
         let zone = self.zone_of(pfn);
-        let z = &mut self.free[zone];
-        z.freed.push(pfn);
-        z.nr_free += 1;
+        self.free[zone].put(pfn);
         self.nr_free += 1;
         self.moves = self.moves.wrapping_add(1);
     }

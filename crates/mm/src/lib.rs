@@ -13,6 +13,7 @@ pub mod dirty;
 pub mod entry;
 pub mod frame;
 pub mod list;
+pub mod pageblock;
 pub mod pcp;
 pub mod slab;
 pub mod space;
@@ -28,6 +29,7 @@ pub use dirty::DirtyState;
 pub use entry::{CacheEntry, Pte, Shadow};
 pub use frame::{Frame, FrameTable, Owner, PageFlags, Pfn, NO_PFN};
 pub use list::LruList;
+pub use pageblock::{BoostForm, Migratetype};
 pub use pcp::{PcpForm, PcpLists, PcpSetup};
 pub use slab::{Dcache, LruItem, ShrinkerId, Slab, SlabCache};
 pub use space::{File, FileId, Region, RegionId, RegionKind};
@@ -149,10 +151,45 @@ impl Mm {
             while self.frames.nr_free_in(zone) == 0 {
                 zone = list.next().expect("counted free above");
             }
-            self.frames.alloc_in(zone, Owner::KERNEL, 0, 0).expect("zone has a free frame");
+            self.frames.alloc_typed(zone, Migratetype::Unmovable, Owner::KERNEL).expect("zone has a free frame");
         }
+        // Boot allocations wake no kswapd: their fallbacks leave no boost.
+        (0..self.zones.len()).for_each(|z| _ = self.frames.take_boosts(z));
         self.reserved += pages as u64;
         true
+    }
+
+    /// `boost_watermark()` for each fallback since the last call, with
+    /// `vm.watermark_boost_factor` `factor`: the zones whose boost rose
+    /// (`ZONE_BOOSTED_WATERMARK`: their node's kswapd is to be woken for them).
+    pub fn apply_boosts(&mut self, factor: u64) -> Vec<usize> {
+        let mut woken = Vec::new();
+        for z in 0..self.zones.len() {
+            let n = self.frames.take_boosts(z);
+            let mut raised = false;
+            for _ in 0..n {
+                raised |= pageblock::boost_watermark(&mut self.zones[z], factor);
+            }
+            if raised {
+                woken.push(z);
+            }
+        }
+        woken
+    }
+
+    /// Gives the frame table each zone's low and min watermarks plus its
+    /// reserve against `ZONE_NORMAL` (`GFP_KERNEL`'s highest zone), for slab
+    /// pages (S-MM4: without the boost, and counting frames on per-CPU lists
+    /// as free); on a machine of several nodes slab pages keep taking the
+    /// highest zone with a free frame.
+    pub fn set_kernel_marks(&mut self) {
+        if self.nodes.len() > 1 {
+            return;
+        }
+        let mark =
+            |z: &Zone, w: Watermark| (z.watermark[w as usize] + z.lowmem_reserve[ZoneId::Normal as usize]) as u32;
+        let marks = self.zones.iter().map(|z| (mark(z, Watermark::Low), mark(z, Watermark::Min))).collect();
+        self.frames.set_kernel_marks(marks);
     }
 
     /// Pages taken by [`Mm::reserve_kernel_pages`].

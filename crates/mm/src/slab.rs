@@ -23,7 +23,7 @@
 
 use crate::cgroup::CgId;
 use crate::entry::CacheEntry;
-use crate::frame::{FrameTable, Owner, Pfn};
+use crate::frame::{FrameTable, Pfn};
 use crate::space::FileId;
 use crate::vmstat::VmEvent;
 use crate::{Mm, Shadow};
@@ -81,7 +81,7 @@ impl SlabCache {
     fn resize(&mut self, frames: &mut FrameTable) {
         let want = self.pages_needed();
         while (self.pages.len() as u64) < want {
-            let Some(pfn) = frames.alloc(Owner::KERNEL, 0, 0) else {
+            let Some(pfn) = frames.alloc_slab(crate::Migratetype::Reclaimable) else {
                 self.synced = u64::MAX;
                 return;
             };

@@ -147,6 +147,9 @@ vm_events! {
     Zswpwb = "zswpwb",
     /// OOM kills.
     OomKill = "oom_kill",
+    /// kcompactd wakeups (`KCOMPACTD_WAKE`); here each `wakeup_kcompactd()` at
+    /// the end of a watermark-boosted kswapd run (compaction is not modelled, S-KS1).
+    CompactDaemonWake = "compact_daemon_wake",
 }
 
 impl VmEvent {

@@ -109,6 +109,9 @@ pub struct Zone {
     pub managed: u64,
     /// `_watermark[]`, indexed by [`Watermark`]; set by the reclaim layer.
     pub watermark: [u64; 4],
+    /// `watermark_boost` (v5.0+): pages added to every watermark after a
+    /// fallback took another migratetype's frames ([`crate::pageblock`]).
+    pub watermark_boost: u64,
     /// `lowmem_reserve[]`: pages kept back from allocations whose highest zone is the index.
     pub lowmem_reserve: [u64; MAX_NR_ZONES],
     /// Event counters of the zone.
@@ -143,6 +146,7 @@ impl Zone {
             start_pfn,
             managed: managed as u64,
             watermark: [0; 4],
+            watermark_boost: 0,
             lowmem_reserve: [0; MAX_NR_ZONES],
             stat: ZoneStat::default(),
             alloc_batch: 0,
@@ -155,10 +159,10 @@ impl Zone {
         self.alloc_batch = (self.wmark(Watermark::High) - self.wmark(Watermark::Low)) as i64;
         self.fair_depleted = false;
     }
-    /// The value of watermark `w` (no boost: S-MM4, fragmentation is not modelled).
+    /// The value of watermark `w` with the boost (`wmark_pages()`).
     #[inline]
     pub fn wmark(&self, w: Watermark) -> u64 {
-        self.watermark[w as usize]
+        self.watermark[w as usize] + self.watermark_boost
     }
 }
 

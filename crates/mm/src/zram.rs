@@ -15,7 +15,7 @@
 //! and whether it is same-filled from a hash of its identity, as the simulator
 //! has no page contents; zram's slot table and the handle cache are not charged.
 
-use crate::frame::{FrameTable, Owner, Pfn};
+use crate::frame::{FrameTable, Pfn};
 use crate::PAGE_SIZE;
 
 /// KERNEL: `ZS_HANDLE_SIZE`: zs_malloc() adds a handle word to every object.
@@ -242,7 +242,7 @@ impl ZramPool {
         let need = self.pages_for(class, self.objs[class] + 1) - self.class_pages[class];
         let have = self.frames.len();
         for _ in 0..need {
-            match frames.alloc(Owner::KERNEL, 0, 0) {
+            match frames.alloc_kernel(crate::Migratetype::Movable) {
                 Some(pfn) => self.frames.push(pfn),
                 None => {
                     self.release(frames, have);

@@ -14,8 +14,14 @@
 //! is `balance_pgdat`'s loop over the node's unbalanced zones, each with its
 //! own lists and, under the flat priority, its own target.
 //!
-//! Simplifications: S-KS1: order 0 only (no compaction, no `kswapd_order`);
-//! S-KS2: no watermark boosting; S-KS3: `laptop_mode` is 0.
+//! v5.0+: a run begun while zones up to its classzone are boosted
+//! ([`mm::pageblock`]) first reclaims the boost without swapping or writing
+//! (`nr_boost_reclaim`), falls back to normal reclaim if the node is not
+//! balanced, and takes the boosts it saw off the zones when it ends.
+//!
+//! Simplifications: S-KS1: order 0 only (no compaction, no `kswapd_order`;
+//! kcompactd's wakeup after a boosted run is only counted, as
+//! `compact_daemon_wake`); S-KS3: `laptop_mode` is 0.
 
 use crate::config::DirtyThrottle;
 use crate::control::{Reclaimer, ScanControl};
@@ -32,6 +38,11 @@ use mm::{Mm, VmEvent, Watermark, ZoneId};
 pub fn watermark_ok(mm: &Mm, mark: Watermark) -> bool {
     let class = user_classzone(mm);
     (0..mm.zones.len()).any(|z| zone_watermark_ok(mm, z, mark, class))
+}
+
+/// `pgdat_watermark_boosted()`: some zone of `node` up to `classzone` has a boost.
+pub fn watermark_boosted(mm: &Mm, node: u8, classzone: ZoneId) -> bool {
+    mm.zones.iter().any(|z| z.node == node && z.managed > 0 && z.id <= classzone && z.watermark_boost > 0)
 }
 
 /// `pgdat_balanced()` of `node` for `classzone`. From v4.8 (`any_zone`) one
@@ -58,6 +69,8 @@ struct Balancing {
     nr_reclaimed: u64,
     /// Before v3.11: pages reclaimed since the priority loop last started at `DEF_PRIORITY`.
     loop_reclaimed: u64,
+    /// `nr_boost_reclaim`: boost pages still to reclaim without swapping or writing.
+    boost_reclaim: u64,
 }
 
 /// kswapd's reclaim state for one node.
@@ -76,6 +89,8 @@ pub struct Kswapd {
     any_zone: bool,
     /// Reclaim may only take this node's pages (more than one node).
     only_node: bool,
+    /// `zone_boosts[]`: each boosted zone's boost when the run began (zone index, pages).
+    zone_boosts: Vec<(usize, u64)>,
 }
 
 /// What a [`Kswapd::step`] did.
@@ -98,6 +113,7 @@ impl Kswapd {
             pending: None,
             any_zone,
             only_node: mm.nodes.len() > 1,
+            zone_boosts: Vec::new(),
         }
     }
 
@@ -112,10 +128,11 @@ impl Kswapd {
 
     /// `wakeup_kswapd()` for an allocation whose highest zone is `classzone`:
     /// raises `kswapd_highest_zoneidx`, then tells whether a sleeping kswapd
-    /// should be woken (not hopeless, not balanced for that classzone).
+    /// should be woken (not hopeless; not balanced for that classzone, or boosted).
     pub fn wake_request(&mut self, mm: &Mm, classzone: ZoneId) -> bool {
         self.pending = Some(self.pending.map_or(classzone, |p| p.max(classzone)));
-        self.failures < MAX_RECLAIM_RETRIES && !self.balanced(mm, classzone)
+        self.failures < MAX_RECLAIM_RETRIES
+            && (!self.balanced(mm, classzone) || watermark_boosted(mm, self.node, classzone))
     }
 
     /// `prepare_kswapd_sleep()`: may kswapd go to sleep? (For the classzone of
@@ -132,7 +149,13 @@ impl Kswapd {
             self.classzone = class;
         }
         mm.stat.count(VmEvent::Pageoutrun, 1);
-        self.balancing = Some(Balancing { priority: DEF_PRIORITY, nr_reclaimed: 0, loop_reclaimed: 0 });
+        let (node, class) = (self.node, self.classzone);
+        self.zone_boosts = (0..mm.zones.len())
+            .filter(|&i| mm.zones[i].node == node && mm.zones[i].id <= class && mm.zones[i].watermark_boost > 0)
+            .map(|i| (i, mm.zones[i].watermark_boost))
+            .collect();
+        let boost_reclaim = self.zone_boosts.iter().map(|b| b.1).sum();
+        self.balancing = Some(Balancing { priority: DEF_PRIORITY, nr_reclaimed: 0, loop_reclaimed: 0, boost_reclaim });
     }
 
     /// Runs one iteration of `balance_pgdat`'s priority loop.
@@ -149,13 +172,25 @@ impl Kswapd {
         sc.now_ns = env.now_ns;
         sc.reclaim_idx = self.classzone;
         sc.nid = self.only_node.then_some(self.node);
-        if self.balanced(mm, self.classzone) {
+        let balanced = self.balanced(mm, self.classzone);
+        let b = self.balancing.as_mut().expect("balancing above");
+        if !balanced && b.boost_reclaim > 0 {
+            // Not balanced: the boost waits, normal reclaim starts over (`goto restart`).
+            b.boost_reclaim = 0;
+            b.priority = DEF_PRIORITY;
+            sc.priority = DEF_PRIORITY;
+        }
+        let boosted = b.boost_reclaim > 0;
+        if balanced && !boosted {
             // Balanced: forget the dirty/writeback/congested node flags (and the zones' before v4.8).
             mm.dirty.clear_flags();
             let node = self.node;
             mm.zones.iter_mut().filter(|z| z.node == node).for_each(|z| z.reclaim_flags = Default::default());
             return self.finish(mm, policy, sc);
         }
+        // A boosted pass neither swaps nor writes: it is to relieve, not to issue I/O.
+        sc.may_swap = !boosted;
+        sc.may_writepage = !boosted;
         policy.age_node(mm, &mut sc);
         let flat = env.dirty.kswapd_flat_priority;
         // kswapd_shrink_node(): reclaim up to the eligible zones' high watermarks, at least a batch each.
@@ -183,7 +218,14 @@ impl Kswapd {
             return KswapdStep { sc, finished: false };
         }
         if flat {
-            let raise_priority = sc.nr_scanned < sc.nr_to_reclaim;
+            // A boosted run's priority stops at DEF_PRIORITY - 2 (no writeback below it).
+            let capped = boosted && b.priority == DEF_PRIORITY - 2;
+            let raise_priority = !capped && sc.nr_scanned < sc.nr_to_reclaim;
+            b.boost_reclaim -= b.boost_reclaim.min(reclaimed);
+            if b.boost_reclaim > 0 && reclaimed == 0 {
+                // No progress for the boost: the run ends rather than loop.
+                return self.finish(mm, policy, sc);
+            }
             if raise_priority || reclaimed == 0 {
                 b.priority -= 1;
             }
@@ -209,6 +251,14 @@ impl Kswapd {
         let b = self.balancing.take().expect("finishing a balance run that did not start");
         if b.nr_reclaimed == 0 && !self.balanced(mm, self.classzone) {
             self.failures += 1;
+        }
+        if !self.zone_boosts.is_empty() {
+            // The boosts seen at the start are taken off; kcompactd is woken to defragment.
+            for &(z, boost) in &self.zone_boosts {
+                mm.zones[z].watermark_boost -= mm.zones[z].watermark_boost.min(boost);
+            }
+            self.zone_boosts.clear();
+            mm.stat.count(VmEvent::CompactDaemonWake, 1);
         }
         policy.snapshot_refaults(mm);
         KswapdStep { sc, finished: true }

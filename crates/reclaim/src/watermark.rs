@@ -3,8 +3,8 @@
 //! Models `calculate_min_free_kbytes()`, `__setup_per_zone_wmarks()`,
 //! `setup_per_zone_lowmem_reserve()` and the order-0 `zone_watermark_ok()`,
 //! mm/page_alloc.c (v3.9..v6.x). Every x86-64 zone is lowmem, so each zone's
-//! share of `pages_min` is in proportion to its managed pages. No watermark
-//! boost (S-MM4).
+//! share of `pages_min` is in proportion to its managed pages. The v5.0+
+//! boost is in [`Zone::wmark`] ([`mm::pageblock`]).
 
 use mm::{Mm, Watermark, Zone, ZoneId, MAX_NR_ZONES};
 

@@ -132,6 +132,8 @@ pub struct GlobalStart {
     pub min_free_kbytes: u64,
     /// `vm.watermark_scale_factor`.
     pub watermark_scale_factor: u64,
+    /// Each populated zone's managed pages, lowest zone first (`zone_ZONE_managed`).
+    pub zones: Vec<(mm::ZoneId, u64)>,
 }
 
 impl GlobalStart {
@@ -146,11 +148,26 @@ impl GlobalStart {
             free_pages: zones("_free"),
             min_free_kbytes: get("min_free_kbytes")?,
             watermark_scale_factor: get("watermark_scale_factor")?,
+            zones: mm::ZoneId::ALL
+                .into_iter()
+                .map(|z| (z, start.get(&format!("zone_{}_managed", z.label())).copied().unwrap_or(0)))
+                .filter(|z| z.1 > 0)
+                .collect(),
         };
         if g.managed_pages == 0 || g.free_pages == 0 {
             return Err("the guest's start state has no zone with managed and free pages".into());
         }
         Ok(g)
+    }
+
+    /// The `zones` setting of the guest's layout (`dma:15M,dma32:rest`):
+    /// each zone's managed pages, the last taking the rest; `None` for one zone.
+    pub fn zones_setting(&self) -> Option<String> {
+        let (last, lower) = self.zones.split_last().filter(|(_, lower)| !lower.is_empty())?;
+        let sizes = lower
+            .iter()
+            .map(|(z, pages)| format!("{}:{}", z.name(), engine::config::format_size(pages * mm::PAGE_SIZE)));
+        Some(sizes.chain(std::iter::once(format!("{}:rest", last.0.name()))).collect::<Vec<_>>().join(","))
     }
 
     /// Pages the kernel holds at the start (kernel, slab, page tables, the
@@ -167,10 +184,14 @@ impl Machine {
         let swap = ("swap".to_string(), format!("{}:{}", self.swap_kind, size(self.swap_bytes)));
         let mut v: Vec<(String, String)> = match &self.global {
             // The guest's managed memory with what the kernel held at the start reserved.
-            Some(g) => vec![
+            // The guest's zones (DMA and DMA32 on the 256M guest), as its zoneinfo has them.
+            Some(g) => [
                 ("memory".into(), size(g.managed_pages * mm::PAGE_SIZE)),
                 ("memory.reserved".into(), size(g.reserved_pages() * mm::PAGE_SIZE)),
-            ],
+            ]
+            .into_iter()
+            .chain(g.zones_setting().map(|z| ("zones".to_string(), z)))
+            .collect(),
             // Enough RAM that only the group's limit causes reclaim (the host has GBs free).
             None => vec![("memory".into(), size(self.memory.unwrap_or((self.limit_bytes * 4).max(1 << 30))))],
         };
@@ -303,8 +324,15 @@ mod tests {
         let g = GlobalStart::from_stats(&start).unwrap();
         assert_eq!(
             g,
-            GlobalStart { managed_pages: 53840, free_pages: 40000, min_free_kbytes: 1800, watermark_scale_factor: 10 }
+            GlobalStart {
+                managed_pages: 53840,
+                free_pages: 40000,
+                min_free_kbytes: 1800,
+                watermark_scale_factor: 10,
+                zones: vec![(mm::ZoneId::Dma, 3840), (mm::ZoneId::Dma32, 50000)],
+            }
         );
+        assert_eq!(g.zones_setting().as_deref(), Some("dma:15M,dma32:rest"));
         assert_eq!(g.reserved_pages(), 13840);
         let mut lacking = start.clone();
         lacking.remove("min_free_kbytes");
@@ -315,6 +343,7 @@ mod tests {
         let first = |key: &str| s.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!((first("vm.min_free_kbytes"), first("vm.watermark_scale_factor")), (Some("1800"), Some("10")));
         assert_eq!((first("memory"), first("memory.reserved")), (Some("215360K"), Some("55360K")));
+        assert_eq!(first("zones"), Some("dma:15M,dma32:rest"), "the guest's zones");
         assert_eq!(first("cpus"), Some("1"), "the guest's one CPU");
         // Measured settings, then the command line's, last.
         assert_eq!(

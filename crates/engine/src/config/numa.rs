@@ -1,9 +1,9 @@
 //! The machine's zones and NUMA nodes, and their knobs (`zones`, `numa.*`,
-//! `vm.lowmem_reserve_ratio`, `kswapd_any_zone_balanced`).
+//! `vm.lowmem_reserve_ratio`, `kswapd_any_zone_balanced`, the watermark boost).
 
 use knobs::{format_size, parse_size, u64_knob, History, Kind, Knob, Version};
 use mm::zone::{self, ZoneSpan, LOCAL_DISTANCE, REMOTE_DISTANCE};
-use mm::{ZoneId, MAX_NR_ZONES};
+use mm::{BoostForm, ZoneId, MAX_NR_ZONES};
 
 /// How memory is cut into zones on each node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +29,13 @@ pub enum LruLayout {
 /// Gorman's "mm, vmscan: move LRU lists to node", 599d0c954f91).
 const LRU_LAYOUTS: &[(Version, &str)] = &[(Version::new(2, 6), "zone"), (Version::new(4, 8), "node")];
 
+/// KERNEL: the watermark boost came with v5.0 (Mel Gorman's "mm: reclaim small
+/// amounts of memory when an external fragmentation event occurs", 1c30844d2dfe);
+/// v6.15's split of the fallback into claim and steal (Johannes Weiner's "mm:
+/// page_alloc: don't steal single pages from biggest buddy") boosts only on a claim.
+const BOOST_FORMS: &[(Version, &str)] =
+    &[(Version::new(2, 6), "none"), (Version::new(5, 0), "fallback"), (Version::new(6, 15), "claim")];
+
 /// The zone and node knobs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NumaKnobs {
@@ -50,6 +57,10 @@ pub struct NumaKnobs {
     pub zone_reclaim_mode: u64,
     /// `vm.min_unmapped_ratio`: node reclaim runs only above this percent of reclaimable page cache.
     pub min_unmapped_ratio: u64,
+    /// `watermark_boost`: which migratetype fallbacks boost the zone's watermarks.
+    pub watermark_boost: BoostForm,
+    /// `vm.watermark_boost_factor`: the boost's cap, in 1/10000 of the high watermark.
+    pub watermark_boost_factor: u64,
 }
 
 impl Default for NumaKnobs {
@@ -64,6 +75,8 @@ impl Default for NumaKnobs {
             lru_layout: LruLayout::Node,
             zone_reclaim_mode: 0,
             min_unmapped_ratio: 1,
+            watermark_boost: BoostForm::Fallback,
+            watermark_boost_factor: mm::pageblock::DEFAULT_BOOST_FACTOR,
         }
     }
 }
@@ -238,6 +251,37 @@ pub const KNOBS: &[Knob<NumaKnobs>] = &[
         // zone ends kswapd's run; v3.x pgdat_balanced() wanted every zone balanced for order 0.
         History::since(4, 8),
         "v4.8+: kswapd's node is balanced when any zone up to its classzone is above high + lowmem_reserve; off (before v4.8, order 0): every such zone above its high watermark"
+    ),
+    Knob {
+        key: "watermark_boost",
+        help: "the watermark boost (S-MM4 narrowed): none (before v5.0); fallback (v5.0..v6.14): an allocation that takes a page of another migratetype's pageblock, short of a whole free block, raises its zone's watermarks by a pageblock (512 pages, up to vm.watermark_boost_factor of the high watermark) and wakes kswapd, which then reclaims without swapping or writing until it freed the boost; claim (v6.15+): only a try to claim a whole block boosts",
+        kind: Kind::Choice,
+        history: History::Forms(BOOST_FORMS),
+        get: |n| {
+            match n.watermark_boost {
+                BoostForm::None => "none",
+                BoostForm::Fallback => "fallback",
+                BoostForm::Claim => "claim",
+            }
+            .into()
+        },
+        set: |n, v| {
+            n.watermark_boost = match v {
+                "none" => BoostForm::None,
+                "fallback" => BoostForm::Fallback,
+                "claim" => BoostForm::Claim,
+                _ => return Err("none, fallback or claim".into()),
+            };
+            Ok(())
+        },
+    },
+    u64_knob!(
+        "vm.watermark_boost_factor",
+        watermark_boost_factor,
+        0,
+        1 << 31,
+        History::Tunable { since: Version::new(5, 0) },
+        "the watermark boost's cap in 1/10000 of a zone's high watermark (default 15000; 0 = no boost)"
     ),
     u64_knob!(
         "vm.zone_reclaim_mode",

@@ -27,6 +27,7 @@ impl SimBuilder {
         let bad = |e: String| ConfigError::Inconsistent(e);
         let spans = cfg.numa.layout(nr_frames).map_err(bad)?;
         let mut mm = Mm::with_layout(&spans, cfg.numa.distances().map_err(bad)?, swap_pages);
+        mm.frames.set_boost_form(cfg.numa.watermark_boost);
         if cfg.swap_kind == crate::device::DeviceKind::Zram && swap_pages > 0 {
             mm.enable_zram(cfg.zram.pool_config());
         }
@@ -45,6 +46,7 @@ impl SimBuilder {
         };
         watermark::setup_per_zone_wmarks(&mut mm.zones, min_free_kbytes, gap);
         watermark::setup_lowmem_reserve(&mut mm.zones, &cfg.numa.lowmem_reserve_ratio);
+        mm.set_kernel_marks();
         let high: u64 = mm.zones.iter().map(|z| z.wmark(Watermark::High)).sum();
         if let Some(z) = mm.zones.iter().find(|z| z.wmark(Watermark::High) >= z.managed) {
             return Err(ConfigError::Inconsistent(format!(

@@ -109,6 +109,8 @@ impl Machine {
                 // The wait is not CPU time, but delays kswapd's next step like it.
                 let wait = self.after_reclaim(&step.sc, now, cpu);
                 let end = now + cpu + wait;
+                // The pass's kernel pages (zram's pool) may have fallen back and boosted a zone.
+                self.wake_for_boosts(end);
                 if step.sc.nr_reclaimed > 0 {
                     self.stalled_attempts = 0;
                 }

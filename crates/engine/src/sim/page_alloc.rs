@@ -121,7 +121,37 @@ impl Machine {
     /// CPU's list and tries again (`__alloc_pages_direct_reclaim`'s
     /// `drain_all_pages`). Simplification: a direct reclaimer that freed pages
     /// takes one even if every zone is still below min (the kernel retries the freelist).
+    /// A fallback that boosted a zone's watermarks (this one's, or a kernel
+    /// page's since the last allocation) wakes its node's kswapd after it.
     pub(super) fn alloc_frame(
+        &mut self,
+        owner: Owner,
+        index: u32,
+        flags: u16,
+        write: bool,
+        now: Nanos,
+    ) -> Result<(Pfn, Nanos), Stall> {
+        let r = self.alloc_frame_walk(owner, index, flags, write, now);
+        if let Ok((_, stall)) = r {
+            self.wake_for_boosts(now + stall);
+        }
+        r
+    }
+
+    /// `rmqueue()`'s end: each zone whose watermark a fallback boosted
+    /// (`ZONE_BOOSTED_WATERMARK`) gets `boost_watermark()` and wakes its
+    /// node's kswapd for itself as the classzone.
+    pub(super) fn wake_for_boosts(&mut self, now: Nanos) {
+        if !self.mm.frames.boosts_pending() {
+            return;
+        }
+        for z in self.mm.apply_boosts(self.cfg.numa.watermark_boost_factor) {
+            let (node, id) = (self.mm.zones[z].node, self.mm.zones[z].id);
+            self.wake_kswapd(node, id, now);
+        }
+    }
+
+    fn alloc_frame_walk(
         &mut self,
         owner: Owner,
         index: u32,
