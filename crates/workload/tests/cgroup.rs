@@ -236,6 +236,9 @@ fn files_the_profiles_kernel_lacks_are_refused() {
     let plain = WorkloadSpec::parse("memory-reclaim:target=svc,amount=8M,start_ms=100").unwrap();
     assert!(workload::add_workload(&mut b, &plain, 1, 0).is_ok());
     let mut old = testkit::builder("v3.11", &[("memory", "64M")]);
+    for root in ["anon:size=8M,pattern=idle", "anon:size=8M,pattern=idle,cgroup=/"] {
+        assert!(workload::add_workload(&mut old, &WorkloadSpec::parse(root).unwrap(), 1, 0).is_ok(), "{root}");
+    }
     let w = WorkloadSpec::parse("anon:size=8M,pattern=idle,cgroup=svc").unwrap();
     let e = workload::add_workload(&mut old, &w, 1, 0).unwrap_err().to_string();
     assert!(e.contains("memory.max is v4.5+"), "{e}");

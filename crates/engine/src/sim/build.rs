@@ -195,7 +195,8 @@ impl SimBuilder {
         if self.m.memcg.is_some() && path != "/" {
             return Err("a group of the cgroup v2 tree; memcg.limit puts every page in one v1 group".into());
         }
-        if path != "/" {
+        // The root (`/`, or an empty path) is every kernel's; a group needs the v2 tree.
+        if !path.trim_matches('/').is_empty() {
             self.require_file("memory.max").map_err(|e| format!("a profile with cgroup v2 memory groups ({e})"))?;
         }
         self.cgroup = self.m.mm.cgroups.create(path);
