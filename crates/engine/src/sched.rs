@@ -327,11 +327,24 @@ impl Scheduler {
     /// weights), or `min_vruntime` when there are none.
     fn avg_vruntime(&self, t: Nanos) -> Nanos {
         let running = self.cpus.iter().filter_map(|c| c.curr).map(|a| self.vruntime_at(a, t));
-        let all: Vec<Nanos> = running.chain(self.queue.iter().map(|&(v, _)| v)).collect();
-        if all.is_empty() {
+        let (sum, n) = running
+            .chain(self.queue.iter().map(|&(v, _)| v))
+            .fold((0u128, 0u128), |(sum, n), v| (sum + v as u128, n + 1));
+        if n == 0 {
             return self.min_vruntime;
         }
-        (all.iter().map(|&v| v as u128).sum::<u128>() / all.len() as u128) as Nanos
+        (sum / n) as Nanos
+    }
+
+    /// EEVDF on `cpu` at `t`: when the tick that ends the running slice has
+    /// passed, the running actor's slice was renewed at each tick since; the
+    /// last such tick becomes its slice start.
+    fn renew_at_ticks(&mut self, cpu: usize, t: Nanos) {
+        if t >= self.cpus[cpu].slice_end {
+            let start = t / JIFFY_NS * JIFFY_NS;
+            self.cpus[cpu].slice_start = start;
+            self.cpus[cpu].slice_end = self.slice_end_from(start);
+        }
     }
 
     /// The busy CPU whose running actor has the largest vruntime at `t`.
@@ -350,12 +363,8 @@ impl Scheduler {
     /// the woken one wins the tie. A running actor that is not eligible (ahead of
     /// the average) loses at once. Otherwise its earlier deadline keeps the CPU.
     fn eevdf_wakeup_preempts(&mut self, cpu: usize, placed: Nanos, t: Nanos) -> bool {
-        let c = self.cpus[cpu];
-        let curr = c.curr.expect("a busy CPU");
-        if t >= c.slice_end {
-            self.cpus[cpu].slice_start = t / JIFFY_NS * JIFFY_NS;
-            self.cpus[cpu].slice_end = self.slice_end_from(self.cpus[cpu].slice_start);
-        }
+        let curr = self.cpus[cpu].curr.expect("a busy CPU");
+        self.renew_at_ticks(cpu, t);
         let used = t - self.cpus[cpu].slice_start;
         let eligible = self.vruntime_at(curr, t) <= self.avg_vruntime(t).max(placed);
         !eligible || used >= self.tunables.base_slice
@@ -381,14 +390,13 @@ impl Scheduler {
             return None;
         }
         if self.queue.is_empty() {
-            // Alone under EEVDF, the last tick past the slice renewed it.
-            let start = match (self.eevdf, t >= c.slice_end) {
-                (true, true) => t / JIFFY_NS * JIFFY_NS,
-                (true, false) => c.slice_start,
-                (false, _) => t,
-            };
-            self.cpus[cpu].slice_start = start;
-            self.cpus[cpu].slice_end = self.slice_end_from(start);
+            // Alone under EEVDF, the last tick past the slice renewed it; CFS renews from now.
+            if self.eevdf {
+                self.renew_at_ticks(cpu, t);
+            } else {
+                self.cpus[cpu].slice_start = t;
+                self.cpus[cpu].slice_end = self.slice_end_from(t);
+            }
             self.cpus[cpu].need_resched = false;
             return None;
         }

@@ -42,7 +42,15 @@ pub fn watermark_ok(mm: &Mm, mark: Watermark) -> bool {
 
 /// `pgdat_watermark_boosted()`: some zone of `node` up to `classzone` has a boost.
 pub fn watermark_boosted(mm: &Mm, node: u8, classzone: ZoneId) -> bool {
-    mm.zones.iter().any(|z| z.node == node && z.managed > 0 && z.id <= classzone && z.watermark_boost > 0)
+    boosted_zones(mm, node, classzone).next().is_some()
+}
+
+/// The populated zones of `node` up to `classzone` with a boost (zone indexes).
+fn boosted_zones(mm: &Mm, node: u8, classzone: ZoneId) -> impl Iterator<Item = usize> + '_ {
+    (0..mm.zones.len()).filter(move |&i| {
+        let z = &mm.zones[i];
+        z.node == node && z.managed > 0 && z.id <= classzone && z.watermark_boost > 0
+    })
 }
 
 /// `pgdat_balanced()` of `node` for `classzone`. From v4.8 (`any_zone`) one
@@ -150,10 +158,7 @@ impl Kswapd {
         }
         mm.stat.count(VmEvent::Pageoutrun, 1);
         let (node, class) = (self.node, self.classzone);
-        self.zone_boosts = (0..mm.zones.len())
-            .filter(|&i| mm.zones[i].node == node && mm.zones[i].id <= class && mm.zones[i].watermark_boost > 0)
-            .map(|i| (i, mm.zones[i].watermark_boost))
-            .collect();
+        self.zone_boosts = boosted_zones(mm, node, class).map(|i| (i, mm.zones[i].watermark_boost)).collect();
         let boost_reclaim = self.zone_boosts.iter().map(|b| b.1).sum();
         self.balancing = Some(Balancing { priority: DEF_PRIORITY, nr_reclaimed: 0, loop_reclaimed: 0, boost_reclaim });
     }
