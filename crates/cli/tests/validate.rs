@@ -315,6 +315,35 @@ fn global_reclaim_in_the_guest_runs_kswapd_and_direct_reclaim() {
     assert!(start["MemFree"].as_u64().unwrap() < start["MemTotal"].as_u64().unwrap());
 }
 
+/// Seed 004's hot/cold scenario at its own ratios (issue #23): the kernel's
+/// workingset detection activates no refault there, because hot-2 is never
+/// evicted; every swap-in is of a cold step, in the kernel as in the
+/// simulator (opt-in: `RECLAIMSIM_KERNEL_TESTS=qemu`).
+#[test]
+fn seed_004s_hotcold_has_no_activated_refault_in_the_kernel() {
+    let Some(_one) = kernel_test("qemu") else { return };
+    let path = std::env::temp_dir().join(format!("reclaimsim-validate-seed004-{}.json", std::process::id()));
+    let args = ["validate", "seed004-hotcold", "--kernel", "debian-6.12", "--lru-gen", "off", "--quick", "--json"];
+    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(3) {
+        eprintln!("skipped: {}", stderr.trim());
+        return;
+    }
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_exit_matches_verdict(&out, &doc);
+    let s = &doc["scenarios"][0];
+    let counter = |name: &str, side: &str| {
+        s["counters"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()[side].as_f64().unwrap()
+    };
+    // Ten rounds, each swapping in one 7M cold step (1792 pages) and no hot-2 page.
+    for side in ["kernel_mean", "sim"] {
+        assert_eq!(counter("pswpin", side), 10.0 * 1792.0, "{side}: {}", s["counters"]);
+        assert_eq!(counter("workingset_activate_anon", side), 0.0, "{side}: {}", s["counters"]);
+    }
+}
+
 /// Scratch directories of the validate process `pid` still on disk.
 fn leftovers(pid: u32) -> Vec<std::path::PathBuf> {
     let prefix = format!("reclaimsim-guest.{pid}.");

@@ -111,8 +111,10 @@ fn write_json(path: &std::path::Path, value: &Value) -> Result<()> {
 /// Arguments of `validate`.
 #[derive(Args, Debug, Clone)]
 pub struct ValidateArgs {
-    /// Scenario name, or `all` (anon-seq, anon-zipf, hotcold, file-seq, file-zipf, mixed-sw{0,60,100,200};
-    /// with --kernel debian-*: the anon ones and global-hotcold, global-zipf).
+    /// Scenario name, or `all`. On the host: anon-seq, anon-zipf, hotcold, file-seq, file-zipf,
+    /// mixed-sw{0,60,100,200}. With --kernel debian-*: anon-seq, anon-zipf, hotcold, seed004-hotcold,
+    /// file-seq, file-zipf, global-{hotcold,zipf,file-seq,file-zipf,dirty}, global-mixed-sw{0,60,100,200},
+    /// blkswap-{vma,cluster,pc0}, zswap-blk, cg-{low,high,reclaim} (docs/validation.md).
     pub scenario: String,
     /// Kernel runs per scenario (the simulator runs once: it is deterministic).
     #[arg(long, default_value_t = 1)]
