@@ -280,23 +280,30 @@ fn a_qemu_scenario_booted_twice_gives_identical_counters() {
     }
 }
 
+/// `validate SCENARIO --kernel debian-6.12 --lru-gen off --quick`: its JSON
+/// document, the exit code checked against the verdict; None (with the reason
+/// printed) where the machine cannot boot the guest.
+fn quick_on_612_classic(scenario: &str) -> Option<serde_json::Value> {
+    let path = std::env::temp_dir().join(format!("reclaimsim-validate-{scenario}-{}.json", std::process::id()));
+    let args = ["validate", scenario, "--kernel", "debian-6.12", "--lru-gen", "off", "--quick", "--json"];
+    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).arg(&path).output().unwrap();
+    if out.status.code() == Some(3) {
+        eprintln!("skipped: {}", String::from_utf8_lossy(&out.stderr).trim());
+        return None;
+    }
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_exit_matches_verdict(&out, &doc);
+    Some(doc)
+}
+
 /// Global reclaim in a small guest (no memory group): kswapd and direct
 /// reclaim both run in the kernel, and the simulator starts from the guest's
 /// reported state (opt-in: `RECLAIMSIM_KERNEL_TESTS=qemu`).
 #[test]
 fn global_reclaim_in_the_guest_runs_kswapd_and_direct_reclaim() {
     let Some(_one) = kernel_test("qemu") else { return };
-    let path = std::env::temp_dir().join(format!("reclaimsim-validate-global-{}.json", std::process::id()));
-    let args = ["validate", "global-zipf", "--kernel", "debian-6.12", "--lru-gen", "off", "--quick", "--json"];
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).arg(&path).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(3) {
-        eprintln!("skipped: {}", stderr.trim());
-        return;
-    }
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    assert_exit_matches_verdict(&out, &doc);
+    let Some(doc) = quick_on_612_classic("global-zipf") else { return };
     let s = &doc["scenarios"][0];
     let kernel = |name: &str| {
         s["counters"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["kernel_mean"].as_f64().unwrap()
@@ -322,17 +329,7 @@ fn global_reclaim_in_the_guest_runs_kswapd_and_direct_reclaim() {
 #[test]
 fn seed_004s_hotcold_has_no_activated_refault_in_the_kernel() {
     let Some(_one) = kernel_test("qemu") else { return };
-    let path = std::env::temp_dir().join(format!("reclaimsim-validate-seed004-{}.json", std::process::id()));
-    let args = ["validate", "seed004-hotcold", "--kernel", "debian-6.12", "--lru-gen", "off", "--quick", "--json"];
-    let out = Command::new(env!("CARGO_BIN_EXE_reclaimsim")).args(args).arg(&path).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(3) {
-        eprintln!("skipped: {}", stderr.trim());
-        return;
-    }
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    assert_exit_matches_verdict(&out, &doc);
+    let Some(doc) = quick_on_612_classic("seed004-hotcold") else { return };
     let s = &doc["scenarios"][0];
     let counter = |name: &str, side: &str| {
         s["counters"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()[side].as_f64().unwrap()
