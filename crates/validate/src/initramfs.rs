@@ -62,7 +62,8 @@ pub struct GuestPlan {
     /// Global reclaim in this much guest RAM (MiB): no group, no poller; each
     /// run starts from dropped caches and compacted memory and reports that
     /// state (`@section start`: `/proc/meminfo` in kB, per-zone watermarks,
-    /// free and managed pages, `min_free_kbytes`, `watermark_scale_factor`).
+    /// free and managed pages, `min_free_kbytes`, `watermark_scale_factor`,
+    /// `watermark_boost_factor` where the kernel has it).
     pub global_ram_mb: Option<u64>,
     /// `vm.swappiness` (cgroup v2 groups use the global value).
     pub swappiness: u32,
@@ -297,7 +298,7 @@ pub fn is_static(path: &Path) -> Result<bool, String> {
 /// The `@section start` of a global run, as `name value` lines: `/proc/meminfo`
 /// (kB), each zone's `min`/`low`/`high`/`managed`/free pages as
 /// `zone_ZONE_KEY`, and the watermark sysctls.
-const START_SECTION: &str = "  echo @section start\n  awk '{sub(\":\", \"\", $1); print $1, $2}' /proc/meminfo\n  awk '/^Node/ {z=$4} $1==\"pages\" && $2==\"free\" {print \"zone_\" z \"_free\", $3} NF==2 && ($1==\"min\" || $1==\"low\" || $1==\"high\" || $1==\"managed\") {print \"zone_\" z \"_\" $1, $2}' /proc/zoneinfo\n  echo min_free_kbytes $(cat /proc/sys/vm/min_free_kbytes)\n  echo watermark_scale_factor $(cat /proc/sys/vm/watermark_scale_factor)\n";
+const START_SECTION: &str = "  echo @section start\n  awk '{sub(\":\", \"\", $1); print $1, $2}' /proc/meminfo\n  awk '/^Node/ {z=$4} $1==\"pages\" && $2==\"free\" {print \"zone_\" z \"_free\", $3} NF==2 && ($1==\"min\" || $1==\"low\" || $1==\"high\" || $1==\"managed\") {print \"zone_\" z \"_\" $1, $2}' /proc/zoneinfo\n  echo min_free_kbytes $(cat /proc/sys/vm/min_free_kbytes)\n  echo watermark_scale_factor $(cat /proc/sys/vm/watermark_scale_factor)\n  [ -r /proc/sys/vm/watermark_boost_factor ] && echo watermark_boost_factor $(cat /proc/sys/vm/watermark_boost_factor)\n";
 
 /// The files going into the initramfs, read from the host.
 pub struct Payload {

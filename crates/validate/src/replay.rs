@@ -132,6 +132,8 @@ pub struct GlobalStart {
     pub min_free_kbytes: u64,
     /// `vm.watermark_scale_factor`.
     pub watermark_scale_factor: u64,
+    /// `vm.watermark_boost_factor` (v5.0+; `None` where the guest lacks the file).
+    pub watermark_boost_factor: Option<u64>,
     /// Each populated zone's managed pages, lowest zone first (`zone_ZONE_managed`).
     pub zones: Vec<(mm::ZoneId, u64)>,
 }
@@ -148,6 +150,7 @@ impl GlobalStart {
             free_pages: zones("_free"),
             min_free_kbytes: get("min_free_kbytes")?,
             watermark_scale_factor: get("watermark_scale_factor")?,
+            watermark_boost_factor: start.get("watermark_boost_factor").copied(),
             zones: mm::ZoneId::ALL
                 .into_iter()
                 .map(|z| (z, start.get(&format!("zone_{}_managed", z.label())).copied().unwrap_or(0)))
@@ -212,6 +215,9 @@ impl Machine {
                 ("vm.min_free_kbytes".into(), g.min_free_kbytes.to_string()),
                 ("vm.watermark_scale_factor".into(), g.watermark_scale_factor.to_string()),
             ]);
+            if let Some(boost) = g.watermark_boost_factor {
+                v.push(("vm.watermark_boost_factor".into(), boost.to_string()));
+            }
         } else {
             v.extend([
                 ("memcg.limit".into(), size(self.limit_bytes)),
@@ -319,7 +325,7 @@ mod tests {
 
     #[test]
     fn global_start_from_the_guest_and_its_settings() {
-        let text = "MemTotal 215000\nMemFree 150000\nzone_DMA_managed 3840\nzone_DMA_free 3000\nzone_DMA32_managed 50000\nzone_DMA32_free 37000\nzone_Normal_managed 0\nzone_Normal_free 0\nzone_DMA32_min 400\nmin_free_kbytes 1800\nwatermark_scale_factor 10\n";
+        let text = "MemTotal 215000\nMemFree 150000\nzone_DMA_managed 3840\nzone_DMA_free 3000\nzone_DMA32_managed 50000\nzone_DMA32_free 37000\nzone_Normal_managed 0\nzone_Normal_free 0\nzone_DMA32_min 400\nmin_free_kbytes 1800\nwatermark_scale_factor 10\nwatermark_boost_factor 0\n";
         let start = crate::stat::parse_stats("start", text).unwrap();
         let g = GlobalStart::from_stats(&start).unwrap();
         assert_eq!(
@@ -329,6 +335,7 @@ mod tests {
                 free_pages: 40000,
                 min_free_kbytes: 1800,
                 watermark_scale_factor: 10,
+                watermark_boost_factor: Some(0),
                 zones: vec![(mm::ZoneId::Dma, 3840), (mm::ZoneId::Dma32, 50000)],
             }
         );
@@ -342,6 +349,7 @@ mod tests {
         assert!(!keys.iter().any(|k| k.starts_with("memcg.")), "no group: {keys:?}");
         let first = |key: &str| s.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!((first("vm.min_free_kbytes"), first("vm.watermark_scale_factor")), (Some("1800"), Some("10")));
+        assert_eq!(first("vm.watermark_boost_factor"), Some("0"), "the guest's boost factor");
         assert_eq!((first("memory"), first("memory.reserved")), (Some("215360K"), Some("55360K")));
         assert_eq!(first("zones"), Some("dma:15M,dma32:rest"), "the guest's zones");
         assert_eq!(first("cpus"), Some("1"), "the guest's one CPU");
