@@ -417,7 +417,9 @@ fn kernel_and_lru_gen_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
-        err.contains("unknown scenario `mixed-sw60`; scenarios: all, anon-seq, anon-zipf, hotcold, file-seq,"),
+        err.contains(
+            "unknown scenario `mixed-sw60`; scenarios: all, anon-seq, anon-zipf, hotcold, seed004-hotcold, file-seq,"
+        ),
         "{err}"
     );
     assert!(err.contains("global-mixed-sw60") && err.ends_with("(with debian-6.12)\n"), "{err}");
