@@ -243,7 +243,8 @@ pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputErr
             // In sampled mode, SHARDS' estimate: the sample's misses on memory scaled by the rate.
             let rate = req.sample.map_or(1.0, |s| s.rate());
             let small: Vec<u64> = pages.iter().map(|&p| (p as f64 * rate).round() as u64).collect();
-            let reader = TraceReader::open(Cursor::new(m.bytes.clone()), &m.label).map_err(|e| InputError(e.to_string()));
+            let reader =
+                TraceReader::open(Cursor::new(m.bytes.clone()), &m.label).map_err(|e| InputError(e.to_string()));
             Done::Lru(
                 reader
                     .and_then(|r| lru_misses(r, &small, None))
@@ -251,7 +252,9 @@ pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputErr
             )
         }
         (true, Some(path), None) => Done::Lru(lru_curve(path, &pages, None).map(|(m, _)| m)),
-        _ => Done::Point(point_run(req, req.sizes[i - lru_job], held.as_ref()).map_err(|e| e.0).and_then(PointRun::run)),
+        _ => {
+            Done::Point(point_run(req, req.sizes[i - lru_job], held.as_ref()).map_err(|e| e.0).and_then(PointRun::run))
+        }
     });
     let lru = match (lru_job, done.first_mut()) {
         (1, Some(Done::Lru(r))) => Some(std::mem::replace(r, Ok(Vec::new()))?),
