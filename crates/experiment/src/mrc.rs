@@ -391,3 +391,38 @@ fn lru_misses<R: std::io::BufRead>(
     }
     Ok((stack.lru_misses(pages), refs))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trace::format::{Decl, Event, Header, Record};
+
+    /// A zstd trace decoded into memory holds the same records, uncompressed;
+    /// over the bound it is not held (the runs read the file).
+    #[test]
+    fn a_trace_is_held_decoded_record_for_record_within_the_bound() {
+        let path = std::env::temp_dir().join(format!("reclaimsim-mrc-held-{}.rtrace", std::process::id()));
+        let mut h = Header::new(vec![Decl { name: "a".into(), pages: 64 }], vec![Decl { name: "f".into(), pages: 64 }]);
+        h.compressed = true;
+        let records: Vec<Record> = (0..5000u32)
+            .map(|i| match i % 3 {
+                0 => Record::at0(Event::Access { space: 0, page: i % 64, write: i % 2 == 0 }),
+                1 => Record::at0(Event::FileRead { file: 0, page: i % 60, pages: 1 + i % 4 }),
+                _ => Record::at0(Event::FileWrite { file: 0, page: i % 64, pages: 1 }),
+            })
+            .collect();
+        let mut w = TraceWriter::new(Vec::new(), h, 3, "t").unwrap();
+        records.iter().for_each(|r| w.write(r).unwrap());
+        std::fs::write(&path, w.finish().unwrap()).unwrap();
+        let held = decoded(&path, 1 << 20).expect("held");
+        let mut r = TraceReader::open(Cursor::new(held.bytes.clone()), "held").unwrap();
+        assert!(!r.header().compressed);
+        let mut back = Vec::new();
+        while let Some(rec) = r.next_record().unwrap() {
+            back.push(rec);
+        }
+        assert_eq!(back, records);
+        assert!(decoded(&path, 1000).is_none(), "over the bound");
+        std::fs::remove_file(&path).unwrap();
+    }
+}
