@@ -308,6 +308,7 @@ fn point_run(req: &MrcRequest, memory: u64, held: Option<&InMemory>) -> Result<P
             r.settings.push(format!("vm.min_free_kbytes={}", ((min_free as f64 * s.rate()).round() as u64).max(1)));
             r.settings.push(format!("memory.reserved={}K", scaled(full.reserved_bytes) / 1024));
             r.settings.push(format!("memory.scaled_from={}K", memory / 1024));
+            // S-MRC1: no watermark boosting in the sample.
             r.settings.push("watermark_boost=none".into());
             (run_memory, 1.0 / s.rate())
         }
