@@ -105,8 +105,8 @@ struct InMemory {
     full_refs: Option<u64>,
 }
 
-/// Traces decoded to at most this many bytes are held in memory for a
-/// curve's runs; longer ones are streamed by each run from the file, so that
+/// Compressed traces decoded to at most this many bytes are held in memory
+/// for a curve's runs; longer ones are streamed by each run from the file, so that
 /// the simulator's memory stays bounded by the machines, not by the trace
 /// (docs/mrc.md). 64 MiB: about 5.6M references of 12 bytes. SIM-CHOICE.
 const IN_MEMORY_MAX: usize = 64 << 20;
@@ -231,8 +231,10 @@ pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputErr
             Some(InMemory { bytes, label: format!("{} (sampled)", t.display()), full_refs: Some(all) })
         }
         // Standard input can be read only once: held whatever its size.
-        (Some(t), None) => decoded(t, if t == Path::new("-") { usize::MAX } else { IN_MEMORY_MAX }),
-        (None, _) => None,
+        (Some(t), None) if t == Path::new("-") => decoded(t, usize::MAX),
+        // An uncompressed file is read as fast as a copy in memory.
+        (Some(t), None) if crate::trace_header(t).is_ok_and(|h| h.compressed) => decoded(t, IN_MEMORY_MAX),
+        (Some(_), None) | (None, _) => None,
     };
     drop(point_run(req, req.sizes[0], held.as_ref())?);
     let pages: Vec<u64> = req.sizes.iter().map(|s| s / mm::PAGE_SIZE).collect();
