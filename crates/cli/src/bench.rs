@@ -97,6 +97,22 @@ const CASES: &[Case] = &[
         groups: 0,
     },
     Case {
+        name: "many threads, no reclaim: ebizzy, 16 threads",
+        settings: NO_RECLAIM,
+        workloads: &["ebizzy:size=1G,threads=16,ops=64000"],
+        with_build: false,
+        copies: 1,
+        groups: 0,
+    },
+    Case {
+        name: "many threads, no reclaim: ebizzy, 256 threads",
+        settings: NO_RECLAIM,
+        workloads: &["ebizzy:size=1G,threads=256,ops=4000"],
+        with_build: false,
+        copies: 1,
+        groups: 0,
+    },
+    Case {
         name: "cgroups: 100 anon thrashers, one group",
         settings: CGROUPS,
         workloads: &["anon:size=3M,pattern=uniform,ops=50000"],
@@ -119,6 +135,11 @@ const CGROUPS: &[&str] = &["memory=256M", "swap=zram:1G"];
 
 /// The machine of the many-threads cases: both read 320k chunk pages in all.
 const EBIZZY: &[&str] = &["memory=256M", "swap=zram:1G"];
+
+/// The machine of the many-threads cases without reclaim: ebizzy's 1G region
+/// and the threads' copy buffers fit in it, so the pair measures the engine's
+/// cost per thread alone (both read 1,024,000 chunk pages in all).
+const NO_RECLAIM: &[&str] = &["memory=4G", "swap=none"];
 
 /// The trace-replay case: 5M one-page file reads, 90% of them to 16k hot pages
 /// of 256k (1 GiB), replayed on 256M of memory.
@@ -219,9 +240,9 @@ fn peak_rss_kib() -> Option<u64> {
 pub fn bench(args: BenchArgs) -> Result<()> {
     println!("{:<46} {:>14} {:>10} {:>14}", "case", "accesses", "wall s", "M accesses/s");
     let mut rates = Vec::new();
+    let mut scanned = Vec::new();
     for case in CASES {
-        let mut best = f64::MAX;
-        let mut accesses = 0;
+        let (mut best, mut accesses, mut pages_scanned) = (f64::MAX, 0, 0);
         for _ in 0..args.reps.max(1) {
             let settings: Vec<String> = case.settings.iter().map(|s| s.to_string()).collect();
             let workloads: Vec<String> = match case.groups {
@@ -233,10 +254,12 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             let build = started.elapsed().as_secs_f64();
             let (r, wall) = execute(p, false)?;
             accesses = r.accesses;
+            pages_scanned = r.get("pgscan_kswapd").unwrap_or(0) + r.get("pgscan_direct").unwrap_or(0);
             best = best.min(if case.with_build { build + wall } else { wall });
         }
         println!("{:<46} {:>14} {:>10.3} {:>14.1}", case.name, accesses, best, accesses as f64 / best / 1e6);
         rates.push(accesses as f64 / best);
+        scanned.push(pages_scanned);
     }
     let (sim, lru, accesses) = trace_case(args.reps)?;
     let name = "trace replay (5M file reads, hot/cold)";
@@ -246,8 +269,18 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         "  trace replay: the kernel model takes {:.1}x the time of a minimal direct-indexed LRU on the same trace ({lru:.3} s)",
         sim / lru
     );
-    let [.., t16, t256] = rates[..] else { unreachable!("the cases end with the two ebizzy runs") };
-    println!("  many threads: an access costs {:.2}x as much with 256 threads as with 16", t16 / t256);
+    let case = |name: &str| CASES.iter().position(|c| c.name == name).expect("a case of the table");
+    for (what, pair) in
+        [("many threads", "many threads: ebizzy"), ("many threads, no reclaim", "many threads, no reclaim: ebizzy")]
+    {
+        let (t16, t256) = (case(&format!("{pair}, 16 threads")), case(&format!("{pair}, 256 threads")));
+        println!(
+            "  {what}: an access costs {:.2}x as much with 256 threads as with 16 (pages scanned by reclaim: {} and {})",
+            rates[t16] / rates[t256],
+            scanned[t16],
+            scanned[t256]
+        );
+    }
     let frame = std::mem::size_of::<mm::Frame>() + std::mem::size_of::<mm::Pfn>();
     println!(
         "\nsimulator memory per page frame: at most {frame} bytes (frame table {} once used + free-frame stack {} once freed; none for a frame never used)",

@@ -62,6 +62,30 @@ fn each_point_is_the_run_at_its_size_on_any_number_of_threads() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// The trace is decoded once and held for the sizes' runs: read from standard
+/// input (which can be read only once) the curve is the file's.
+#[test]
+fn a_trace_on_standard_input_gives_the_files_curve() {
+    use std::io::Write;
+    let d = common::scratch("mrc-stdin");
+    let t = d.join("multi1.rtrace");
+    ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), arg(&t)]);
+    let sizes = ["--sizes", "256K,1M,2M", "--set", "swap=none", "--csv"];
+    let (from_file, from_stdin) = (d.join("file.csv"), d.join("stdin.csv"));
+    ok(&[&["mrc", "--trace", arg(&t)][..], &sizes, &[arg(&from_file)]].concat());
+    let mut child = common::command()
+        .args([&["mrc", "--trace", "-"][..], &sizes, &[arg(&from_stdin)]].concat())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&std::fs::read(&t).unwrap()).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(rows(&from_stdin), rows(&from_file));
+    assert_eq!(rows(&from_file).len(), 3);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn workload_curves_count_swap_ins_and_the_lru_pass_needs_a_trace() {
     let d = common::scratch("mrc-workload");

@@ -82,6 +82,7 @@ impl DeviceKind {
             read_cpu_ns,
             write_cpu_ns,
             channels: vec![0; channels],
+            oldest: Some(0),
             bus_free: 0,
             head: u64::MAX,
             inflight: VecDeque::new(),
@@ -190,6 +191,13 @@ pub struct Device {
     pub write_cpu_ns: Nanos,
     /// When each internal channel (request slot) is next free.
     channels: Vec<Nanos>,
+    /// The channel that frees first, while it is simply the one served
+    /// longest ago: each request ends after the transfer before it on the
+    /// shared bus, so every channel's next-free time is later than all the
+    /// others' as it is set, and the channels are taken round robin. `None`
+    /// once a request moved no bytes (transfer 0: a tie), from when the
+    /// channels are searched instead.
+    oldest: Option<usize>,
     /// When the transfer path is next free.
     bus_free: Nanos,
     /// Position after the last request (HDD head), `u64::MAX` when unknown.
@@ -227,13 +235,17 @@ impl Device {
         let sequential = pos != u64::MAX && pos == self.head;
         let access = if sequential { 0 } else { self.latency_ns + self.seek_ns };
         self.head = pos.saturating_add(pages);
-        // The channel that frees first takes the request.
-        let (ch, free) =
-            self.channels.iter().copied().enumerate().min_by_key(|&(i, t)| (t, i)).expect("a device has channels");
-        let accessed = now.max(free) + access;
+        // The channel that frees first takes the request (the lowest of a tie).
+        let ch = match self.oldest {
+            Some(ch) => ch,
+            None => self.channels.iter().enumerate().min_by_key(|&(i, &t)| (t, i)).expect("a device has channels").0,
+        };
+        let accessed = now.max(self.channels[ch]) + access;
         let done = accessed.max(self.bus_free) + transfer;
+        debug_assert!(self.oldest.is_none() || self.channels.iter().all(|&t| t < done || transfer == 0));
         self.bus_free = done;
         self.channels[ch] = done;
+        self.oldest = self.oldest.filter(|_| transfer > 0).map(|_| (ch + 1) % self.channels.len());
         // Completions are in submission order: each waits for the previous transfer.
         self.retire(now);
         self.inflight.push_back((done, pages));
@@ -321,6 +333,29 @@ mod tests {
         // One request of k pages costs one latency, not k.
         let mut d = DeviceKind::Ssd.preset();
         assert_eq!(d.submit_at(0, 7, 8, false), 90_000 + 8 * 4096 * 1_000_000_000 / 520_000_000);
+    }
+
+    /// The round-robin shortcut picks what the search over the channels picks,
+    /// for any arrival times and sizes, also after a transfer of 0 ns (a bus
+    /// too fast for one page to take a nanosecond) makes ties.
+    #[test]
+    fn the_channel_served_longest_ago_is_the_one_free_first() {
+        for (kind, bytes_per_sec) in
+            [(DeviceKind::Ssd, None), (DeviceKind::Nvme, None), (DeviceKind::Nvme, Some(1 << 43))]
+        {
+            let o = DeviceOverrides { bytes_per_sec, ..DeviceOverrides::default() };
+            let (mut fast, mut searched) = (kind.build(&o), kind.build(&o));
+            searched.oldest = None;
+            let mut x = 12345u64;
+            let mut now = 0;
+            for _ in 0..5000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                now += (x >> 33) % 30_000;
+                let (pos, pages) = ((x >> 20) % 64, 1 + (x >> 50) % 4);
+                assert_eq!(fast.submit_at(now, pos, pages, false), searched.submit_at(now, pos, pages, false));
+            }
+            assert_eq!(fast.oldest.is_some(), bytes_per_sec.is_none(), "searching after a zero transfer");
+        }
     }
 
     #[test]

@@ -91,8 +91,58 @@ impl Point {
     }
 }
 
-/// A trace held in memory (a sampled one), shared by the runs.
+/// A trace held in memory, uncompressed, shared by the runs.
 type Shared = Arc<[u8]>;
+
+/// The trace every run of a curve replays, when it is held in memory: decoded
+/// once instead of once per size (a zstd trace's decompression was a twentieth
+/// of a 20-size curve of LIRS multi1), or the sample of sampled mode.
+struct InMemory {
+    bytes: Shared,
+    /// Names it in errors.
+    label: String,
+    /// References of the whole trace, in sampled mode.
+    full_refs: Option<u64>,
+}
+
+/// Compressed traces decoded to at most this many bytes are held in memory
+/// for a curve's runs; longer ones are streamed by each run from the file, so that
+/// the simulator's memory stays bounded by the machines, not by the trace
+/// (docs/mrc.md). 64 MiB: about 5.6M references of 12 bytes. SIM-CHOICE.
+const IN_MEMORY_MAX: usize = 64 << 20;
+
+/// A `Vec` that refuses to grow past a bound (the in-memory copy's).
+struct Capped(Vec<u8>, usize);
+
+impl Write for Capped {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + b.len() > self.1 {
+            return Err(std::io::Error::other("over the in-memory bound"));
+        }
+        self.0.extend_from_slice(b);
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The trace at `path`, decoded once into memory uncompressed (record for
+/// record), if it is readable to its end and decodes to at most `limit`
+/// bytes; `None` otherwise, and the runs read the file themselves (and
+/// report any error in it as they did).
+fn decoded(path: &Path, limit: usize) -> Option<InMemory> {
+    let mut reader = open_trace(path).ok()?;
+    let label = path.display().to_string();
+    let mut header = reader.header().clone();
+    header.compressed = false;
+    let mut w = TraceWriter::new(Capped(Vec::new(), limit), header, 0, &label).ok()?;
+    while let Some(r) = reader.next_record().ok()? {
+        w.write(&r).ok()?;
+    }
+    Some(InMemory { bytes: w.finish().ok()?.0.into(), label, full_refs: None })
+}
 
 /// Runs `f(0..n)` on up to `jobs` threads, each taking the next index; results in index order.
 pub fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
@@ -120,7 +170,9 @@ pub fn sample_trace(path: &Path, s: PageSample) -> Result<(Shared, u64), InputEr
     let mut reader = open_trace(path)?;
     let label = format!("sample of {}", path.display());
     let bad = |e: trace::TraceError| InputError(e.to_string());
-    let mut w = TraceWriter::new(Vec::new(), reader.header().clone(), 0, &label).map_err(bad)?;
+    let mut header = reader.header().clone();
+    header.compressed = false;
+    let mut w = TraceWriter::new(Vec::new(), header, 0, &label).map_err(bad)?;
     let (_, all) = sample::filter(&mut reader, &mut w, s).map_err(bad)?;
     Ok((w.finish().map_err(bad)?.into(), all))
 }
@@ -173,20 +225,28 @@ pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputErr
     if req.sample.is_some() && req.trace.is_none() {
         return Err(InputError("sampled mode needs a trace (workloads make their references inside the run)".into()));
     }
-    let sampled = match (&req.trace, req.sample) {
-        (Some(t), Some(s)) => Some(sample_trace(t, s)?),
-        _ => None,
+    let held = match (&req.trace, req.sample) {
+        (Some(t), Some(s)) => {
+            let (bytes, all) = sample_trace(t, s)?;
+            Some(InMemory { bytes, label: format!("{} (sampled)", t.display()), full_refs: Some(all) })
+        }
+        // Standard input can be read only once: held whatever its size.
+        (Some(t), None) if t == Path::new("-") => decoded(t, usize::MAX),
+        // An uncompressed file is read as fast as a copy in memory.
+        (Some(t), None) if crate::trace_header(t).is_ok_and(|h| h.compressed) => decoded(t, IN_MEMORY_MAX),
+        (Some(_), None) | (None, _) => None,
     };
-    drop(point_run(req, req.sizes[0], sampled.as_ref())?);
+    drop(point_run(req, req.sizes[0], held.as_ref())?);
     let pages: Vec<u64> = req.sizes.iter().map(|s| s / mm::PAGE_SIZE).collect();
     // The LRU pass is job 0: in full mode it is the longest.
     let lru_job = usize::from(lru && req.trace.is_some());
-    let mut done = parallel(req.sizes.len() + lru_job, jobs, |i| match (i < lru_job, &req.trace, &sampled) {
-        (true, _, Some((bytes, _))) => {
+    let mut done = parallel(req.sizes.len() + lru_job, jobs, |i| match (i < lru_job, &req.trace, &held) {
+        (true, _, Some(m)) => {
+            // In sampled mode, SHARDS' estimate: the sample's misses on memory scaled by the rate.
             let rate = req.sample.map_or(1.0, |s| s.rate());
             let small: Vec<u64> = pages.iter().map(|&p| (p as f64 * rate).round() as u64).collect();
             let reader =
-                TraceReader::open(Cursor::new(bytes.clone()), "sampled trace").map_err(|e| InputError(e.to_string()));
+                TraceReader::open(Cursor::new(m.bytes.clone()), &m.label).map_err(|e| InputError(e.to_string()));
             Done::Lru(
                 reader
                     .and_then(|r| lru_misses(r, &small, None))
@@ -194,9 +254,9 @@ pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputErr
             )
         }
         (true, Some(path), None) => Done::Lru(lru_curve(path, &pages, None).map(|(m, _)| m)),
-        _ => Done::Point(
-            point_run(req, req.sizes[i - lru_job], sampled.as_ref()).map_err(|e| e.0).and_then(PointRun::run),
-        ),
+        _ => {
+            Done::Point(point_run(req, req.sizes[i - lru_job], held.as_ref()).map_err(|e| e.0).and_then(PointRun::run))
+        }
     });
     let lru = match (lru_job, done.first_mut()) {
         (1, Some(Done::Lru(r))) => Some(std::mem::replace(r, Ok(Vec::new()))?),
@@ -230,8 +290,13 @@ struct PointRun {
 /// the kernel's default minimum would otherwise hold several times the
 /// share of memory free and inflate the faults. The run is a scale model of
 /// the full size (`memory.scaled_from`), so its inactive lists keep the full
-/// run's share too.
-fn point_run(req: &MrcRequest, memory: u64, sampled: Option<&(Shared, u64)>) -> Result<PointRun, InputError> {
+/// run's share too. Watermark boosting is off in the sample
+/// (`watermark_boost=none`): a boost is at least a pageblock (2 MiB, not
+/// scalable), which is a quarter of a sampled machine of 8 MiB but 0.5% of
+/// the 400 MiB one it stands for, so each boost made the sample reclaim far
+/// more than its share (docs/mrc.md: faults 11% high at rate 0.04 on 8-16 MiB
+/// samples, 1-4% without boosting).
+fn point_run(req: &MrcRequest, memory: u64, held: Option<&InMemory>) -> Result<PointRun, InputError> {
     let page = mm::PAGE_SIZE;
     let mut r = req.base.clone();
     let (run_memory, scale) = match req.sample {
@@ -245,6 +310,8 @@ fn point_run(req: &MrcRequest, memory: u64, sampled: Option<&(Shared, u64)>) -> 
             r.settings.push(format!("vm.min_free_kbytes={}", ((min_free as f64 * s.rate()).round() as u64).max(1)));
             r.settings.push(format!("memory.reserved={}K", scaled(full.reserved_bytes) / 1024));
             r.settings.push(format!("memory.scaled_from={}K", memory / 1024));
+            // S-MRC1: no watermark boosting in the sample.
+            r.settings.push("watermark_boost=none".into());
             (run_memory, 1.0 / s.rate())
         }
         None => (memory / page * page, 1.0),
@@ -254,17 +321,16 @@ fn point_run(req: &MrcRequest, memory: u64, sampled: Option<&(Shared, u64)>) -> 
         Some(s) => InputError(format!("{} (sampled mode: memory {} x rate {})", e.0, format_size(memory), s.rate())),
         None => e,
     })?;
-    let trace = match (&req.trace, sampled) {
-        (Some(path), Some((bytes, _))) => {
-            let label = format!("{} (sampled)", path.display());
+    let trace = match (&req.trace, held) {
+        (Some(_), Some(m)) => {
             let reader =
-                TraceReader::open(Cursor::new(bytes.clone()), &label).map_err(|e| InputError(e.to_string()))?;
-            Some(p.add_trace_from(reader, &label, None)?)
+                TraceReader::open(Cursor::new(m.bytes.clone()), &m.label).map_err(|e| InputError(e.to_string()))?;
+            Some(p.add_trace_from(reader, &m.label, None)?)
         }
         (Some(path), None) => Some(p.add_trace(path, None)?),
         (None, _) => None,
     };
-    let full_refs = sampled.map(|s| s.1);
+    let full_refs = held.and_then(|m| m.full_refs);
     Ok(PointRun { prepared: p, trace, memory_bytes: memory, run_memory_bytes: run_memory, scale, full_refs })
 }
 
@@ -327,4 +393,39 @@ fn lru_misses<R: std::io::BufRead>(
         t.flush().map_err(io)?;
     }
     Ok((stack.lru_misses(pages), refs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trace::format::{Decl, Event, Header, Record};
+
+    /// A zstd trace decoded into memory holds the same records, uncompressed;
+    /// over the bound it is not held (the runs read the file).
+    #[test]
+    fn a_trace_is_held_decoded_record_for_record_within_the_bound() {
+        let path = std::env::temp_dir().join(format!("reclaimsim-mrc-held-{}.rtrace", std::process::id()));
+        let mut h = Header::new(vec![Decl { name: "a".into(), pages: 64 }], vec![Decl { name: "f".into(), pages: 64 }]);
+        h.compressed = true;
+        let records: Vec<Record> = (0..5000u32)
+            .map(|i| match i % 3 {
+                0 => Record::at0(Event::Access { space: 0, page: i % 64, write: i % 2 == 0 }),
+                1 => Record::at0(Event::FileRead { file: 0, page: i % 60, pages: 1 + i % 4 }),
+                _ => Record::at0(Event::FileWrite { file: 0, page: i % 64, pages: 1 }),
+            })
+            .collect();
+        let mut w = TraceWriter::new(Vec::new(), h, 3, "t").unwrap();
+        records.iter().for_each(|r| w.write(r).unwrap());
+        std::fs::write(&path, w.finish().unwrap()).unwrap();
+        let held = decoded(&path, 1 << 20).expect("held");
+        let mut r = TraceReader::open(Cursor::new(held.bytes.clone()), "held").unwrap();
+        assert!(!r.header().compressed);
+        let mut back = Vec::new();
+        while let Some(rec) = r.next_record().unwrap() {
+            back.push(rec);
+        }
+        assert_eq!(back, records);
+        assert!(decoded(&path, 1000).is_none(), "over the bound");
+        std::fs::remove_file(&path).unwrap();
+    }
 }
