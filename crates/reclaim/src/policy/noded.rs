@@ -23,6 +23,7 @@
 
 use crate::control::ScanControl;
 use crate::direct::PassTime;
+use crate::memcg_lru::MemcgLruForm;
 use crate::pageout::PageoutEnv;
 use crate::policy::{ControlError, ControlOp, LruSizes, ReclaimPolicy};
 use crate::routed::{forward_to_lruvecs, RoutedClock};
@@ -93,6 +94,15 @@ impl ReclaimPolicy for NodedPolicy {
 
     fn node_lru_sizes(&self, node: u8) -> Option<LruSizes> {
         Some(self.lruvecs[node as usize].lru_sizes())
+    }
+
+    fn memcg_lru(&self) -> MemcgLruForm {
+        self.lruvecs[0].memcg_lru()
+    }
+
+    /// The lruvec of node `sc.nid` (node 0 when unset).
+    fn lruvec_is_sizable(&self, mm: &Mm, sc: &ScanControl) -> bool {
+        self.lruvecs[sc.nid.unwrap_or(0) as usize].lruvec_is_sizable(mm, sc)
     }
 
     /// Each node's lruvec is consistent, and lists exactly the node's pages on an LRU.
