@@ -143,3 +143,25 @@ proptest! {
         }
     }
 }
+
+/// Limit reclaim walks the target's subtree, not the memcg LRU, but a group
+/// whose eviction had to age it goes young there (`lru_gen_shrink_lruvec`).
+/// A's 256 pages sit in generation 0: its limit reclaims take them 64 at a
+/// time; once generation 0 is empty, the next reclaim below priority 12 finds
+/// only two generations and ages A (a new `max_seq`): A goes young, B stays old.
+#[test]
+fn limit_reclaim_moves_a_group_that_aged_to_the_young_generation() {
+    use reclaim::memcg::{try_to_free_mem_cgroup_pages, MemcgReclaim};
+    let (mut mm, mut tree, groups) = tree(MemcgLruForm::V6_11, &[256, 4096], &[0, 0]);
+    let a = groups[0];
+    let mut calls = 0;
+    while !tree.memcg_lru(0).unwrap().generation(true).contains(&a) {
+        calls += 1;
+        assert!(calls <= 8, "A never went young: {:?}", tree.memcg_lru(0).unwrap().generation(false));
+        try_to_free_mem_cgroup_pages(&mut mm, &mut tree, ENV, MemcgReclaim::charge(a, 32, false), &mut Untimed);
+        tree.check_invariants(&mm);
+    }
+    assert_eq!((calls, mm.cgroups.get(a).usage), (5, 0), "four calls take 64 pages each, the fifth ages A");
+    assert_eq!(tree.memcg_lru(0).unwrap().generation(true), [a]);
+    assert_eq!(tree.memcg_lru(0).unwrap().generation(false), ids(&[0, 2]));
+}
