@@ -173,6 +173,7 @@ impl ReclaimPolicy for TreePolicy {
 
     fn check_invariants(&self, mm: &Mm) {
         self.lruvecs.iter().for_each(|l| l.check_invariants(mm));
+        crate::policy::noded::check_node_lists(mm, self);
         self.memcg_lru.iter().for_each(MemcgLru::check);
     }
 }

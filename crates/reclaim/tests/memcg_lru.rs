@@ -165,3 +165,48 @@ fn limit_reclaim_moves_a_group_that_aged_to_the_young_generation() {
     assert_eq!(tree.memcg_lru(0).unwrap().generation(true), [a]);
     assert_eq!(tree.memcg_lru(0).unwrap().generation(false), ids(&[0, 2]));
 }
+
+/// Two nodes, each with its own memcg LRU: A and B hold 4096 clean
+/// page-cache pages on each node (sizable at priority 12: 4096 >> 12 = 1).
+/// A direct reclaim not bound to a node walks node 0's memcg LRU, then node
+/// 1's (`shrink_zones()` visits every node), `nr_reclaimed` counting over both.
+/// - Call 1, node 0 (first bin 3): the empty root is turned away (Tail, bin
+///   4); A gives 64 pages, enough; A, now 4032 pages, is no longer sizable:
+///   Tail (bin 5). Node 1 (first bin 3): the root is turned away (Tail, bin
+///   4) and the walk stops at once (64 >= 32 already).
+/// - Call 2, node 0 (first bin 6): B, met first in bin 2, gives 64. Node 1
+///   (first bin 5): A, in bin 1, gives 64.
+#[test]
+fn each_node_has_its_own_memcg_lru() {
+    use mm::ZoneSpan;
+    use reclaim::policy::noded::NodedPolicy;
+    let spans =
+        [ZoneSpan { node: 0, id: ZoneId::Normal, pages: 8448 }, ZoneSpan { node: 1, id: ZoneId::Normal, pages: 8448 }];
+    let mut mm = Mm::with_layout(&spans, vec![vec![10, 20], vec![20, 10]], 0);
+    let groups = [mm.cgroups.create("a"), mm.cgroups.create("b")];
+    let cfg = ReclaimConfig {
+        lru_gen: LruGenConfig { v6_12: true, memcg_lru: MemcgLruForm::V6_11, ..LruGenConfig::default() },
+        ..ReclaimConfig::default()
+    };
+    let noded = || {
+        let nodes = [0, 1].map(|n| Box::new(Mglru::on_node(cfg.clone(), n)) as Box<dyn ReclaimPolicy>);
+        Box::new(NodedPolicy::new(nodes.into())) as Box<dyn ReclaimPolicy>
+    };
+    let mut tree = TreePolicy::new((0..3).map(|_| noded()).collect(), false, 2);
+    for g in groups {
+        let f = mm.add_file(8192);
+        mm.files[f.0 as usize].cg = g;
+        for index in 0..8192u32 {
+            let pfn = mm.alloc_in((index / 4096) as usize, Owner::file(f), index, 0).unwrap();
+            mm.set_cache_entry(f, index, CacheEntry::resident(pfn));
+            tree.add_page(&mut mm, pfn, Origin::FileRead, None);
+        }
+    }
+    let on_node = |tree: &TreePolicy, n: u8| tree.lruvec(groups[0]).node_lru_sizes(n).unwrap().total();
+    assert_eq!(reclaim(&mut mm, &mut tree), [64, 0]);
+    assert_eq!((on_node(&tree, 0), on_node(&tree, 1)), (4032, 4096));
+    assert_eq!(tree.memcg_lru(0).unwrap().generation(false), ids(&[2, 0, 1]));
+    assert_eq!(tree.memcg_lru(1).unwrap().generation(false), ids(&[1, 2, 0]));
+    assert_eq!(reclaim(&mut mm, &mut tree), [64, 64]);
+    assert_eq!((on_node(&tree, 0), on_node(&tree, 1)), (4032, 4032));
+}
