@@ -245,9 +245,12 @@ impl MemcgLru {
         let mut gen = self.gen(self.seq);
         let first_bin = self.draw_bin();
         let mut bin = first_bin;
-        // Bounded: every bin once; each list's walk meets a group again only
-        // after it moved to the tail, which the next visit answers with Young
-        // or no move.
+        // Bounded: every bin once, and a group is met again in a list only
+        // after a move into it (Tail, then Young or none; with v6.3's two
+        // generations a Young move can land in the walked list once the old
+        // generation emptied). The cap turns a loop past that into a bug report.
+        let cap = 4 * MEMCG_NR_BINS * self.slots.len();
+        let mut visits = 0;
         loop {
             if self.form.gen_per_bin() {
                 gen = self.gen(self.seq);
@@ -259,6 +262,8 @@ impl MemcgLru {
                 if let Some((prev, op)) = pending.take() {
                     self.rotate(prev, op);
                 }
+                visits += 1;
+                assert!(visits <= cap, "memcg LRU walk past {cap} visits (seq {}, bin {bin})", self.seq);
                 let (op, stop) = visit(g, self.seg(g));
                 pending = op.map(|op| (g, op));
                 if stop {
