@@ -184,6 +184,10 @@ pub struct ScanControl {
     pub isolating: Isolating,
     /// Time slept inside this invocation (`too_many_isolated()`), ns.
     pub slept_ns: u64,
+    /// MGLRU: bit `n` set when the eviction of node `n`'s lruvec aged it
+    /// (`try_to_shrink_lruvec()` returned true): the memcg LRU moves the
+    /// group to its young generation. Cleared by the tree before each group.
+    pub mglru_aged_nodes: u64,
 }
 
 impl ScanControl {
@@ -219,6 +223,7 @@ impl ScanControl {
             isolated: [0, 0],
             isolating: Isolating::default(),
             slept_ns: 0,
+            mglru_aged_nodes: 0,
         }
     }
 }

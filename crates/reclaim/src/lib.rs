@@ -15,6 +15,7 @@ pub mod direct;
 pub mod eligible;
 pub mod kswapd;
 pub mod memcg;
+pub mod memcg_lru;
 pub mod node_reclaim;
 pub mod pageout;
 pub mod policy;

@@ -15,7 +15,9 @@
 //! the machine, so its lruvec is the node's lruvec.
 //! Simplification S-MC7: every policy is driven through `shrink_node`; MGLRU's
 //! memcg path (`lru_gen_shrink_lruvec` for a target group) is not modelled
-//! separately, and only the classic LRU is validated against a kernel.
+//! separately (in a cgroup v2 tree its move of a group that aged to the young
+//! generation of the memcg LRU is, in `tree.rs`), and only the classic LRU is
+//! validated against a kernel.
 
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::{do_try_to_free_pages, PassTime};

@@ -21,7 +21,7 @@ fn two_tenants(pages: u32, low: u64, min: u64) -> (Mm, TreePolicy, [FileId; 2]) 
     mm.cgroups.get_mut(svc).limits.min = min;
     let lruvecs: Vec<Box<dyn ReclaimPolicy>> =
         (0..3).map(|_| Box::new(Classic::new(ReclaimConfig::default())) as Box<dyn ReclaimPolicy>).collect();
-    let mut tree = TreePolicy::new(lruvecs, false);
+    let mut tree = TreePolicy::new(lruvecs, false, 1);
     let mut files = [FileId(0); 2];
     for (i, g) in [svc, batch].into_iter().enumerate() {
         let f = mm.add_file(pages);

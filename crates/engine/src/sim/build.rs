@@ -300,7 +300,7 @@ impl SimBuilder {
             let entry = reclaim::policy::registry::find(&self.m.cfg.lru).expect("lru validated by Config::set");
             let (cfg, nodes) = (&self.m.cfg.reclaim, self.m.mm.nodes.len());
             let lruvecs = (0..self.m.mm.cgroups.len()).map(|_| entry.for_nodes(cfg, nodes)).collect();
-            self.m.policy = Box::new(reclaim::tree::TreePolicy::new(lruvecs, self.m.cfg.cgroups.recursive_prot));
+            self.m.policy = Box::new(reclaim::tree::TreePolicy::new(lruvecs, self.m.cfg.cgroups.recursive_prot, nodes));
             // Each group's memory.pressure counts its threads and its descendants'.
             self.m.cg_psi = (0..self.m.mm.cgroups.len()).map(|_| Psi::default()).collect();
             for tid in 0..self.threads.len() {

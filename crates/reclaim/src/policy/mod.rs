@@ -8,6 +8,7 @@ pub mod registry;
 
 use crate::control::ScanControl;
 use crate::direct::PassTime;
+use crate::memcg_lru::MemcgLruForm;
 use crate::pageout::PageoutEnv;
 use mm::{Mm, Pfn, Shadow};
 
@@ -145,6 +146,19 @@ pub trait ReclaimPolicy {
 
     /// Checks every internal invariant against `mm`; O(n), for tests and `--paranoid`.
     fn check_invariants(&self, mm: &Mm);
+
+    /// The memcg LRU this design's global reclaim walks over a cgroup tree
+    /// (MGLRU from v6.3, [`crate::memcg_lru`]). Default: `Off` (tree order).
+    fn memcg_lru(&self) -> MemcgLruForm {
+        MemcgLruForm::Off
+    }
+
+    /// `lruvec_is_sizable()`: the lruvec (of node `sc.nid`) holds enough
+    /// evictable pages for a scan at `sc.priority` to be worth it; asked by
+    /// the memcg LRU's walk only. Default: true.
+    fn lruvec_is_sizable(&self, _mm: &Mm, _sc: &ScanControl) -> bool {
+        true
+    }
 
     /// A request to the policy's control `name`: an interface of one design
     /// beyond this trait, like MGLRU's `lru_gen` debugfs file. [`ControlOp::Read`]

@@ -23,6 +23,7 @@
 
 use crate::control::ScanControl;
 use crate::direct::PassTime;
+use crate::memcg_lru::MemcgLruForm;
 use crate::pageout::PageoutEnv;
 use crate::policy::{ControlError, ControlOp, LruSizes, ReclaimPolicy};
 use crate::routed::{forward_to_lruvecs, RoutedClock};
@@ -95,22 +96,22 @@ impl ReclaimPolicy for NodedPolicy {
         Some(self.lruvecs[node as usize].lru_sizes())
     }
 
-    /// Each node's lruvec is consistent, and lists exactly the node's pages on an LRU.
+    fn memcg_lru(&self) -> MemcgLruForm {
+        self.lruvecs[0].memcg_lru()
+    }
+
+    /// The lruvec of node `sc.nid` (node 0 when unset).
+    fn lruvec_is_sizable(&self, mm: &Mm, sc: &ScanControl) -> bool {
+        self.lruvecs[sc.nid.unwrap_or(0) as usize].lruvec_is_sizable(mm, sc)
+    }
+
+    /// Each node's lruvec is consistent, and (as the machine's policy; in a
+    /// cgroup tree each group's lruvecs list only the group's pages, and the
+    /// tree checks the sum) lists exactly the node's pages on an LRU.
     fn check_invariants(&self, mm: &Mm) {
-        let mut listed = vec![0u64; self.lruvecs.len()];
-        for pfn in 0..mm.frames.len() as Pfn {
-            if mm.frames[pfn].flags.has(mm::PageFlags::LRU) {
-                listed[mm.node_of(pfn) as usize] += 1;
-            }
-        }
-        for (n, l) in self.lruvecs.iter().enumerate() {
-            l.check_invariants(mm);
-            let total = l.lru_sizes().total();
-            assert_eq!(
-                listed[n], total,
-                "node {n}: {} of its frames are on an LRU, its lruvec lists {total}",
-                listed[n]
-            );
+        self.lruvecs.iter().for_each(|l| l.check_invariants(mm));
+        if !mm.cgroups.enabled() {
+            check_node_lists(mm, self);
         }
     }
 
@@ -133,5 +134,21 @@ impl ReclaimPolicy for NodedPolicy {
             out.push_str(&text?);
         }
         Ok(out)
+    }
+}
+
+/// Every node's frames on an LRU are the pages `policy` lists for the node
+/// ([`ReclaimPolicy::node_lru_sizes`]; nothing to check where it has no per-node lists).
+pub(crate) fn check_node_lists(mm: &Mm, policy: &dyn ReclaimPolicy) {
+    let mut listed = vec![0u64; mm.nodes.len()];
+    for pfn in 0..mm.frames.len() as Pfn {
+        if mm.frames[pfn].flags.has(mm::PageFlags::LRU) {
+            listed[mm.node_of(pfn) as usize] += 1;
+        }
+    }
+    for (n, &count) in listed.iter().enumerate() {
+        let Some(sizes) = policy.node_lru_sizes(n as u8) else { return };
+        let total = sizes.total();
+        assert_eq!(count, total, "node {n}: {count} of its frames are on an LRU, its lruvecs list {total}");
     }
 }

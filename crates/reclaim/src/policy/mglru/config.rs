@@ -3,6 +3,7 @@
 //! the policy's registry entry; the values live in `ReclaimConfig::lru_gen`).
 
 use crate::config::ReclaimConfig;
+use crate::memcg_lru::MemcgLruForm;
 use knobs::{bool_knob, History, Kind, Knob, Version};
 
 /// `/sys/kernel/mm/lru_gen/*` and the MGLRU version flag.
@@ -26,12 +27,22 @@ pub struct LruGenConfig {
     /// `workingset_activate_*`; pages added active lose their refs and
     /// `PG_referenced`.
     pub v6_12: bool,
+    /// `mglru_memcg_lru`: the per-node memcg LRU global reclaim walks over a
+    /// cgroup tree (v6.3+, [`crate::memcg_lru`]); `Off`: tree order.
+    pub memcg_lru: MemcgLruForm,
 }
 
 impl Default for LruGenConfig {
     /// `enabled = 0x0007`, `min_ttl_ms = 0`, v6.1 behaviour.
     fn default() -> Self {
-        LruGenConfig { mm_walk: true, nonleaf_young: true, min_ttl_ms: 0, rework_6_14: false, v6_12: false }
+        LruGenConfig {
+            mm_walk: true,
+            nonleaf_young: true,
+            min_ttl_ms: 0,
+            rework_6_14: false,
+            v6_12: false,
+            memcg_lru: MemcgLruForm::Off,
+        }
     }
 }
 
@@ -82,4 +93,23 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
         History::since(6, 12),
         "v6.12 MGLRU (vs v6.1): after aging below the default priority the lruvec is left; memcg reclaim scans nr_to_scan without stopping at nr_to_reclaim; all refaults counted, recent ones as activations"
     ),
+    Knob {
+        key: "mglru_memcg_lru",
+        help: "MGLRU global reclaim over a cgroup tree: off (tree order, <v6.3), v6.3 (the per-node memcg LRU), v6.7 (one memcg generation per call, kswapd stops at high watermarks, size tested after the shrink), v6.11 (protection calculated by kswapd's aging pass)",
+        kind: Kind::Choice,
+        history: History::Forms(&[
+            (Version::new(6, 1), "off"),
+            // e4dde56cd208 "mm: multi-gen LRU: per-node lru_gen_folio lists".
+            (Version::new(6, 3), "v6.3"),
+            // The v6.7 hotfixes "mm/mglru: respect min_ttl_ms with memcgs", "try to stop at high watermarks", "reclaim offlined memcgs harder".
+            (Version::new(6, 7), "v6.7"),
+            // 30d77b7eef01 "mm/mglru: fix ineffective protection calculation".
+            (Version::new(6, 11), "v6.11"),
+        ]),
+        get: |c| c.lru_gen.memcg_lru.name().into(),
+        set: |c, v| {
+            c.lru_gen.memcg_lru = MemcgLruForm::ALL.into_iter().find(|f| f.name() == v).ok_or("off, v6.3, v6.7 or v6.11")?;
+            Ok(())
+        },
+    },
 ];

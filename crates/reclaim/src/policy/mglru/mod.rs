@@ -249,6 +249,14 @@ impl ReclaimPolicy for Mglru {
         self.lrugen.check(mm);
     }
 
+    fn memcg_lru(&self) -> crate::memcg_lru::MemcgLruForm {
+        self.cfg.lru_gen.memcg_lru
+    }
+
+    fn lruvec_is_sizable(&self, mm: &Mm, sc: &ScanControl) -> bool {
+        self.is_sizable(mm, sc)
+    }
+
     fn control(
         &mut self,
         mm: &mut Mm,

@@ -55,6 +55,23 @@ impl Mglru {
         (young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total, nr_to_scan)
     }
 
+    /// `lruvec_is_sizable()` (v6.3+): the evictable types' pages `>> priority`
+    /// are not 0 (groups are never offline here, so always shifted).
+    pub(super) fn is_sizable(&self, mm: &Mm, sc: &ScanControl) -> bool {
+        let first = if self.get_swappiness(mm, sc) != 0 { ANON } else { FILE };
+        let g = &self.lrugen;
+        let total: u64 = (first..2)
+            .flat_map(|ty| (g.min_seq[ty]..=g.max_seq).map(move |seq| g.nr_pages(gen_from_seq(seq), ty)))
+            .sum();
+        total >> sc.priority != 0
+    }
+
+    /// Notes in `sc` that this lruvec aged on the eviction path (the memcg
+    /// LRU moves its group to the young generation).
+    fn note_aged(&self, sc: &mut ScanControl) {
+        sc.mglru_aged_nodes |= 1 << self.node.unwrap_or(0);
+    }
+
     /// `get_nr_to_scan()`.
     fn get_nr_to_scan(&mut self, mm: &mut Mm, sc: &mut ScanControl, can_swap: bool) -> u64 {
         let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
@@ -68,6 +85,7 @@ impl Mglru {
             }
             let max_seq = self.lrugen.max_seq;
             if self.try_to_inc_max_seq(mm, max_seq, can_swap, false, sc.now_ns, &mut sc.work) {
+                self.note_aged(sc);
                 return nr_to_scan;
             }
         }
@@ -93,6 +111,7 @@ impl Mglru {
         }
         let max_seq = self.lrugen.max_seq;
         if self.try_to_inc_max_seq(mm, max_seq, can_swap, false, sc.now_ns, &mut sc.work) {
+            self.note_aged(sc);
             None
         } else {
             Some(0)
