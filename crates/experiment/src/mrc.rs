@@ -105,6 +105,13 @@ struct InMemory {
     full_refs: Option<u64>,
 }
 
+impl InMemory {
+    /// A reader over the held trace, from its first record.
+    fn reader(&self) -> Result<TraceReader<Cursor<Shared>>, InputError> {
+        TraceReader::open(Cursor::new(self.bytes.clone()), &self.label).map_err(|e| InputError(e.to_string()))
+    }
+}
+
 /// Compressed traces decoded to at most this many bytes are held in memory
 /// for a curve's runs; longer ones are streamed by each run from the file, so that
 /// the simulator's memory stays bounded by the machines, not by the trace
@@ -245,10 +252,8 @@ pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputErr
             // In sampled mode, SHARDS' estimate: the sample's misses on memory scaled by the rate.
             let rate = req.sample.map_or(1.0, |s| s.rate());
             let small: Vec<u64> = pages.iter().map(|&p| (p as f64 * rate).round() as u64).collect();
-            let reader =
-                TraceReader::open(Cursor::new(m.bytes.clone()), &m.label).map_err(|e| InputError(e.to_string()));
             Done::Lru(
-                reader
+                m.reader()
                     .and_then(|r| lru_misses(r, &small, None))
                     .map(|(m, _)| m.iter().map(|&m| (m as f64 / rate).round() as u64).collect()),
             )
@@ -322,11 +327,7 @@ fn point_run(req: &MrcRequest, memory: u64, held: Option<&InMemory>) -> Result<P
         None => e,
     })?;
     let trace = match (&req.trace, held) {
-        (Some(_), Some(m)) => {
-            let reader =
-                TraceReader::open(Cursor::new(m.bytes.clone()), &m.label).map_err(|e| InputError(e.to_string()))?;
-            Some(p.add_trace_from(reader, &m.label, None)?)
-        }
+        (Some(_), Some(m)) => Some(p.add_trace_from(m.reader()?, &m.label, None)?),
         (Some(path), None) => Some(p.add_trace(path, None)?),
         (None, _) => None,
     };

@@ -135,11 +135,10 @@ impl ReclaimPolicy for TreePolicy {
             if !sc.memcg_low_reclaim && low > min {
                 sc.memcg_low_skipped = true;
             }
-            sc.mglru_aged_nodes = 0;
-            shrink_group(&mut self.lruvecs, g, mm, sc, env, clock);
+            let aged = shrink_group(&mut self.lruvecs, g, mm, sc, env, clock);
             // lru_gen_shrink_lruvec(): a group that aged on its eviction path goes young.
             for (n, lru) in self.memcg_lru.iter_mut().enumerate() {
-                if sc.mglru_aged_nodes & 1 << n != 0 {
+                if aged & 1 << n != 0 {
                     lru.rotate(g, Op::Young);
                 }
             }
@@ -217,7 +216,8 @@ impl TreePolicy {
     }
 }
 
-/// Shrinks group `g`'s lruvec, its counters going to `g` (S-CG3).
+/// Shrinks group `g`'s lruvec, its counters going to `g` (S-CG3); answers
+/// the nodes whose MGLRU lruvec aged on its eviction path (a bit per node).
 fn shrink_group(
     lruvecs: &mut [Box<dyn ReclaimPolicy>],
     g: CgId,
@@ -225,7 +225,8 @@ fn shrink_group(
     sc: &mut ScanControl,
     env: PageoutEnv,
     clock: &mut dyn PassTime,
-) {
+) -> u64 {
+    sc.mglru_aged_nodes = 0;
     mm.cgroups.switch_to(g, &mm.stat);
     let mut routed = RoutedClock::new(clock, |mm: &Mm, pfn| mm.group_of(mm.frames[pfn].owner) == g);
     lruvecs[g.0 as usize].shrink_node(mm, sc, env, &mut routed);
@@ -233,6 +234,7 @@ fn shrink_group(
         let owner = mm.group_of(mm.frames[pfn].owner);
         lruvecs[owner.0 as usize].rotate_reclaimable(mm, pfn);
     }
+    sc.mglru_aged_nodes
 }
 
 /// `shrink_one()` (v6.3, v6.7, v6.11): shrinks group `g` unless its
@@ -267,9 +269,7 @@ fn shrink_one(
         }
         mm.cgroups.get_mut(g).events.low += 1;
     }
-    sc.mglru_aged_nodes = 0;
-    shrink_group(lruvecs, g, mm, sc, env, clock);
-    let aged = sc.mglru_aged_nodes != 0;
+    let aged = shrink_group(lruvecs, g, mm, sc, env, clock) != 0;
     if form.sizable_first() {
         return aged.then_some(Op::Young);
     }
