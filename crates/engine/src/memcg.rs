@@ -28,12 +28,39 @@ pub struct MemcgKnobs {
     /// `memcg.stats_flush`: charges between flushes of the group's statistics
     /// as reclaim reads them (0 = reclaim reads exact values).
     pub stats_flush: u64,
+    /// `memcg.root_stats`: how fresh the root group's statistics are when
+    /// global reclaim reads them.
+    pub root_stats: RootStats,
 }
+
+/// How fresh the root memory cgroup's statistics (rstat) are when global
+/// reclaim reads them: the list sizes of `inactive_is_low()` and the
+/// workingset size and activation count of the refault check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RootStats {
+    /// Up to date: before v5.15 the counters were kept per CPU and summed
+    /// within a batch; v5.15..v6.11 reclaim flushed them at every
+    /// `prepare_scan_control()` that found a batch of updates.
+    #[default]
+    Exact,
+    /// v6.12+: reclaim and the refault check flush only when the periodic
+    /// flusher is a full cycle late, so they read what it left, every
+    /// [`STATS_FLUSH_NS`] (Shakeel Butt's "memcg: use ratelimited stats flush
+    /// in the reclaim").
+    Periodic,
+}
+
+/// KERNEL: `FLUSH_TIME` (`2UL*HZ`): the period of the memory cgroups'
+/// statistics flusher (`flush_memcg_stats_dwork`).
+pub const STATS_FLUSH_NS: u64 = 2_000_000_000;
+
+/// KERNEL: reclaim's flush became rate-limited in v6.12.
+const ROOT_STATS_FORMS: &[(Version, &str)] = &[(Version::new(2, 6), "exact"), (Version::new(6, 12), "periodic")];
 
 impl Default for MemcgKnobs {
     /// No group; the kernel's default swappiness.
     fn default() -> Self {
-        MemcgKnobs { limit_bytes: 0, swappiness: 60, stats_flush: 0 }
+        MemcgKnobs { limit_bytes: 0, swappiness: 60, stats_flush: 0, root_stats: RootStats::Exact }
     }
 }
 
@@ -66,6 +93,24 @@ pub const KNOBS: &[Knob<MemcgKnobs>] = &[
         History::Model,
         "charges between flushes of the group's statistics that reclaim reads (the kernel flushes lazily: every 2 s or when memory.stat is read); 0 = exact"
     ),
+    Knob {
+        key: "root_stats",
+        help: "the root group's statistics as global reclaim reads them (inactive_is_low's list sizes, the refault check's workingset size and activations), in a run without memcg.limit or cgroup.*: exact (before v6.12: flushed by every reclaim pass) or periodic (v6.12+: only the flusher's, at the run's start and every 2 s; S-MC7)",
+        kind: Kind::Choice,
+        history: History::Forms(ROOT_STATS_FORMS),
+        get: |c| match c.root_stats {
+            RootStats::Exact => "exact".into(),
+            RootStats::Periodic => "periodic".into(),
+        },
+        set: |c, v| {
+            c.root_stats = match v {
+                "exact" => RootStats::Exact,
+                "periodic" => RootStats::Periodic,
+                _ => return Err("exact or periodic".into()),
+            };
+            Ok(())
+        },
+    },
 ];
 
 /// KERNEL: `MEMCG_CHARGE_BATCH`, pages charged to the counter at once and

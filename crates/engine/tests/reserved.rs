@@ -41,3 +41,43 @@ fn a_reservation_above_the_high_watermark_is_refused() {
     let e = engine::SimBuilder::new(c).err().expect("208 reserved pages leave none above high (48)");
     assert!(e.to_string().contains("memory.reserved 832K leaves no memory above the high watermark"), "{e}");
 }
+
+/// `memory.pageblocks` places the kernel's memory zone by zone: on a 16M
+/// machine with zones DMA 4M (1024 frames) and DMA32 12M (3072), DMA keeps
+/// 1 unmovable block with 100 free frames and 400 free movable ones
+/// (1024 - 500 = 524 taken), DMA32 1 reclaimable block with 10 free and 2000
+/// free movable (3072 - 2010 = 1062 taken): 1586 reserved in all.
+#[test]
+fn pageblocks_place_the_kernels_memory_zone_by_zone() {
+    let blocks = "dma:unmovable=1/100,reclaimable=0/0,movable=400;dma32:unmovable=0/0,reclaimable=1/10,movable=2000";
+    let c = testkit::config(
+        "v6.12-classic",
+        &[("memory", "16M"), ("zones", "dma:4M,dma32:rest"), ("memory.pageblocks", blocks)],
+    );
+    let read_back = c.resolved().into_iter().find(|(k, _)| *k == "memory.pageblocks").map(|(_, v)| v);
+    assert_eq!(read_back.as_deref(), Some(blocks), "the setting reads back as given");
+    let sim = engine::SimBuilder::new(c).unwrap().build();
+    assert_eq!(sim.mm().nr_reserved(), 1586);
+    assert_eq!((sim.mm().frames.nr_free_in(0), sim.mm().frames.nr_free_in(1)), (500, 2010));
+    assert_eq!(sim.mm().frames.nr_free_of(1, mm::Migratetype::Reclaimable), 10);
+}
+
+#[test]
+fn pageblocks_that_do_not_fit_are_refused() {
+    let refused = |settings: &[(&str, &str)]| {
+        let mut s = vec![("memory", "16M"), ("zones", "dma:4M,dma32:rest")];
+        s.extend_from_slice(settings);
+        engine::SimBuilder::new(testkit::config("v6.12-classic", &s)).err().expect("refused").to_string()
+    };
+    let e = refused(&[("memory.pageblocks", "dma:movable=100"), ("memory.reserved", "1M")]);
+    assert!(e.contains("give it or memory.reserved, not both"), "{e}");
+    let e = refused(&[("memory.pageblocks", "normal:movable=100")]);
+    assert!(e.contains("node 0 has no zone normal"), "{e}");
+    let e = refused(&[("memory.pageblocks", "dma:unmovable=3/0,movable=0")]);
+    assert!(e.contains("zone dma: 3 unmovable and reclaimable blocks, but the zone has 2"), "{e}");
+    let e = refused(&[("memory.pageblocks", "dma:movable=10")]);
+    assert!(e.contains("zone dma keeps 10 free frames, not above its high watermark"), "{e}");
+    let mut c = testkit::config("v6.12-classic", &[]);
+    let e = c.set("memory.pageblocks", "dma:unmovable=1/5").unwrap_err().to_string();
+    assert!(e.contains("movable blocks' free frames are missing"), "{e}");
+}

@@ -315,6 +315,28 @@ impl FrameTable {
         Some(pfn)
     }
 
+    /// Lays out zone `zone`'s pageblocks as a booted kernel left them and
+    /// takes the frames that are not free for the kernel (see
+    /// [`crate::pageblock`]'s `boot_layout`): the number taken, or what does
+    /// not fit. The zone must be untouched.
+    pub fn boot_layout(
+        &mut self,
+        zone: usize,
+        unmovable: (u32, u32),
+        reclaimable: (u32, u32),
+        movable_free: u32,
+    ) -> Result<u32, String> {
+        let taken = self.free[zone].boot_layout(unmovable, reclaimable, movable_free)?;
+        let mut n = 0;
+        for (mt, used) in taken {
+            for _ in 0..used {
+                self.take(zone, mt, Owner::KERNEL, 0, 0).expect("the type's blocks hold these frames");
+            }
+            n += used;
+        }
+        Ok(n)
+    }
+
     /// Sets which fallbacks raise a watermark boost (the kernel version's rule).
     pub fn set_boost_form(&mut self, form: BoostForm) {
         self.boost_form = form;

@@ -125,6 +125,51 @@ impl ZoneFree {
         z
     }
 
+    /// Gives the zone the pageblocks a booted kernel left (`/proc/pagetypeinfo`):
+    /// counting from the zone's end, `unmovable.0` blocks of unmovable type,
+    /// then `reclaimable.0` reclaimable ones, the rest movable; each type keeps
+    /// `.1` (`movable_free` for movable) frames free and the others are taken
+    /// for the kernel. The taken frames, or what does not fit. The zone must be
+    /// untouched.
+    ///
+    /// Simplification S-MM6: the zone has no holes, so a block the kernel
+    /// shares with memory it never managed is a whole block here; the
+    /// non-movable blocks go at the zone's end, where its partial block is.
+    pub(crate) fn boot_layout(
+        &mut self,
+        unmovable: (u32, u32),
+        reclaimable: (u32, u32),
+        movable_free: u32,
+    ) -> Result<Vec<(Migratetype, u32)>, String> {
+        assert!(self.fresh == self.start && self.nr_free == self.end - self.start, "boot layout on a used zone");
+        let blocks = self.types.len();
+        let typed = (unmovable.0 + reclaimable.0) as usize;
+        if typed > blocks {
+            return Err(format!("{typed} unmovable and reclaimable blocks, but the zone has {blocks}"));
+        }
+        for b in 0..typed {
+            let mt = if b < unmovable.0 as usize { Migratetype::Unmovable } else { Migratetype::Reclaimable };
+            self.types[blocks - 1 - b] = mt;
+        }
+        let frames = |mt: Migratetype, z: &ZoneFree| {
+            (0..blocks).filter(|&b| z.types[b] == mt).map(|b| z.block_span(b)).map(|(lo, hi)| hi - lo).sum::<u32>()
+        };
+        let mut taken = Vec::new();
+        for (mt, free) in [
+            (Migratetype::Unmovable, unmovable.1),
+            (Migratetype::Reclaimable, reclaimable.1),
+            (Migratetype::Movable, movable_free),
+        ] {
+            let have = frames(mt, self);
+            let used = have.checked_sub(free).ok_or_else(|| {
+                format!("{free} free {} frames, but its blocks hold {have}", format!("{mt:?}").to_lowercase())
+            })?;
+            taken.push((mt, used));
+        }
+        self.materialize(self.end);
+        Ok(taken)
+    }
+
     fn block(&self, pfn: Pfn) -> usize {
         ((pfn >> PAGEBLOCK_ORDER) - (self.start >> PAGEBLOCK_ORDER)) as usize
     }
@@ -305,6 +350,48 @@ mod tests {
         t.set_boost_form(BoostForm::None);
         t.alloc_typed(0, Migratetype::Reclaimable, Owner::KERNEL).unwrap();
         assert_eq!(t.take_boosts(0), 0, "no boost before v5.0");
+    }
+
+    /// A guest's DMA zone as its pagetypeinfo reported it: 3840 managed
+    /// frames, 1 unmovable block with 224 free frames, 7 movable blocks with
+    /// 3584 free. The unmovable block is the zone's last (the partial one,
+    /// 3840 - 7 * 512 = 256 frames), so 256 - 224 = 32 frames are the
+    /// kernel's and the movable blocks are whole and free. Once the 3584
+    /// movable frames are taken, the next movable allocation falls back to
+    /// the unmovable block: 224 free frames and no LRU page in it are under
+    /// half a block, so it steals one frame and, before v6.15, raises a boost.
+    #[test]
+    fn a_booted_zone_keeps_its_unmovable_block_and_falls_back_to_it() {
+        let mut t = FrameTable::new(3840);
+        t.set_boost_form(BoostForm::Fallback);
+        assert_eq!(t.boot_layout(0, (1, 224), (0, 0), 3584), Ok(32));
+        assert_eq!(t.nr_free(), 3808);
+        assert_eq!((t.nr_free_of(0, Migratetype::Unmovable), t.nr_free_of(0, Migratetype::Movable)), (224, 3584));
+        assert_eq!((t.type_of(3583), t.type_of(3584)), (Migratetype::Movable, Migratetype::Unmovable));
+        let lru = PageFlags::LRU | PageFlags::SWAPBACKED;
+        for i in 0..3584 {
+            let p = t.alloc(Owner::anon(RegionId(0)), i, lru).unwrap();
+            assert_eq!(t.type_of(p), Migratetype::Movable);
+        }
+        assert_eq!(t.take_boosts(0), 0);
+        let p = t.alloc(Owner::anon(RegionId(0)), 3584, lru).unwrap();
+        assert_eq!((t.type_of(p), t.take_boosts(0)), (Migratetype::Unmovable, 1));
+        assert!((3584..3840).contains(&p));
+    }
+
+    /// A layout that does not fit the zone is refused, naming what is wrong.
+    #[test]
+    fn a_boot_layout_that_does_not_fit_is_refused() {
+        let mut t = FrameTable::new(1024);
+        assert_eq!(
+            t.boot_layout(0, (2, 0), (1, 0), 0),
+            Err("3 unmovable and reclaimable blocks, but the zone has 2".into())
+        );
+        let mut t = FrameTable::new(1024);
+        assert_eq!(
+            t.boot_layout(0, (1, 600), (0, 0), 0),
+            Err("600 free unmovable frames, but its blocks hold 512".into())
+        );
     }
 
     /// Slab pages follow the watermarks: the higher zone (1) while it has

@@ -178,6 +178,7 @@ pub fn init_script(p: &GuestPlan) -> String {
     s += "  echo \"@run $run\"\n";
     if global {
         s += START_SECTION;
+        s += PAGETYPEINFO;
     }
     s += "  echo @section vmstat_before\n  cat /proc/vmstat\n";
     s += "  start=$(cut -d' ' -f1 /proc/uptime)\n";
@@ -299,6 +300,13 @@ pub fn is_static(path: &Path) -> Result<bool, String> {
 /// (kB), each zone's `min`/`low`/`high`/`managed`/free pages as
 /// `zone_ZONE_KEY`, and the watermark sysctls.
 const START_SECTION: &str = "  echo @section start\n  awk '{sub(\":\", \"\", $1); print $1, $2}' /proc/meminfo\n  awk '/^Node/ {z=$4} $1==\"pages\" && $2==\"free\" {print \"zone_\" z \"_free\", $3} NF==2 && ($1==\"min\" || $1==\"low\" || $1==\"high\" || $1==\"managed\") {print \"zone_\" z \"_\" $1, $2}' /proc/zoneinfo\n  echo min_free_kbytes $(cat /proc/sys/vm/min_free_kbytes)\n  echo watermark_scale_factor $(cat /proc/sys/vm/watermark_scale_factor)\n  [ -r /proc/sys/vm/watermark_boost_factor ] && echo watermark_boost_factor $(cat /proc/sys/vm/watermark_boost_factor)\n";
+
+/// The pageblocks of each zone at the start of a global run, from
+/// `/proc/pagetypeinfo`: `pageblock_ZONE_TYPE_blocks` (blocks of each
+/// migratetype) and `pageblock_ZONE_TYPE_free` (free pages on that type's
+/// lists, every order's count times its pages; a count shown as `>N` is N).
+const PAGETYPEINFO: &str = r#"  [ -r /proc/pagetypeinfo ] && awk '$5=="type" && NF>6 {z=$4; sub(",", "", z); f=0; p=1; for (i=7; i<=NF; i++) {c=$i; sub(">", "", c); f+=c*p; p*=2}; printf "pageblock_%s_%s_free %d\n", z, $6, f} /^Number of blocks type/ {for (i=5; i<=NF; i++) h[i]=$i; b=1; next} b && $1=="Node" {for (i=5; i<=NF; i++) printf "pageblock_%s_%s_blocks %d\n", $4, h[i], $i}' /proc/pagetypeinfo
+"#;
 
 /// The files going into the initramfs, read from the host.
 pub struct Payload {

@@ -136,6 +136,9 @@ pub struct GlobalStart {
     pub watermark_boost_factor: Option<u64>,
     /// Each populated zone's managed pages, lowest zone first (`zone_ZONE_managed`).
     pub zones: Vec<(mm::ZoneId, u64)>,
+    /// The zones' pageblocks as `memory.pageblocks` (from `/proc/pagetypeinfo`;
+    /// `None` in reports from before the guest read it).
+    pub pageblocks: Option<String>,
 }
 
 impl GlobalStart {
@@ -156,7 +159,9 @@ impl GlobalStart {
                 .map(|z| (z, start.get(&format!("zone_{}_managed", z.label())).copied().unwrap_or(0)))
                 .filter(|z| z.1 > 0)
                 .collect(),
+            pageblocks: None,
         };
+        let g = GlobalStart { pageblocks: pageblocks_setting(start, &g.zones), ..g };
         if g.managed_pages == 0 || g.free_pages == 0 {
             return Err("the guest's start state has no zone with managed and free pages".into());
         }
@@ -180,6 +185,24 @@ impl GlobalStart {
     }
 }
 
+/// `memory.pageblocks` from the start section's `pageblock_ZONE_TYPE_blocks`
+/// and `_free` lines, for the populated `zones`; `None` without them. The
+/// kernel's other types (`HighAtomic`, `CMA`, `Isolate`: none in a booted
+/// guest) count as unmovable (S-MM6).
+fn pageblocks_setting(start: &crate::stat::Stats, zones: &[(mm::ZoneId, u64)]) -> Option<String> {
+    let get = |z: mm::ZoneId, ty: &str, what: &str| start.get(&format!("pageblock_{}_{ty}_{what}", z.label())).copied();
+    let mut parts = Vec::new();
+    for &(z, _) in zones {
+        let pair = |ty: &str| Some((get(z, ty, "blocks")?, get(z, ty, "free")?));
+        let other = ["HighAtomic", "CMA", "Isolate"].map(|ty| pair(ty).unwrap_or((0, 0)));
+        let (ub, uf) = other.iter().fold(pair("Unmovable")?, |a, b| (a.0 + b.0, a.1 + b.1));
+        let (rb, rf) = pair("Reclaimable")?;
+        let mf = get(z, "Movable", "free")?;
+        parts.push(format!("{}:unmovable={ub}/{uf},reclaimable={rb}/{rf},movable={mf}", z.name()));
+    }
+    Some(parts.join(";"))
+}
+
 impl Machine {
     /// The `--set` settings that reproduce this machine with `reclaimsim run`.
     pub fn settings(&self) -> Vec<(String, String)> {
@@ -188,9 +211,13 @@ impl Machine {
         let mut v: Vec<(String, String)> = match &self.global {
             // The guest's managed memory with what the kernel held at the start reserved.
             // The guest's zones (DMA and DMA32 on the 256M guest), as its zoneinfo has them.
+            // Where the guest reported its pageblocks, they place the kernel's memory zone by zone.
             Some(g) => [
                 ("memory".into(), size(g.managed_pages * mm::PAGE_SIZE)),
-                ("memory.reserved".into(), size(g.reserved_pages() * mm::PAGE_SIZE)),
+                match &g.pageblocks {
+                    Some(p) => ("memory.pageblocks".into(), p.clone()),
+                    None => ("memory.reserved".into(), size(g.reserved_pages() * mm::PAGE_SIZE)),
+                },
             ]
             .into_iter()
             .chain(g.zones_setting().map(|z| ("zones".to_string(), z)))
@@ -323,6 +350,31 @@ mod tests {
         }
     }
 
+    /// The guest's pagetypeinfo lines become `memory.pageblocks`, which then
+    /// stands in for `memory.reserved`; a zone missing a line gives none.
+    #[test]
+    fn pageblocks_from_the_guests_pagetypeinfo() {
+        let mut text = String::from("zone_DMA_managed 3840\nzone_DMA_free 3808\nzone_DMA32_managed 18399\nzone_DMA32_free 7756\nmin_free_kbytes 1182\nwatermark_scale_factor 10\n");
+        for (zone, [u, m, r, h]) in
+            [("DMA", [(1, 224), (7, 3584), (0, 0), (0, 0)]), ("DMA32", [(12, 226), (42, 6678), (2, 848), (1, 3)])]
+        {
+            for (ty, (blocks, free)) in ["Unmovable", "Movable", "Reclaimable", "HighAtomic"].iter().zip([u, m, r, h]) {
+                text += &format!("pageblock_{zone}_{ty}_blocks {blocks}\npageblock_{zone}_{ty}_free {free}\n");
+            }
+        }
+        let start = crate::stat::parse_stats("start", &text).unwrap();
+        let g = GlobalStart::from_stats(&start).unwrap();
+        let blocks =
+            "dma:unmovable=1/224,reclaimable=0/0,movable=3584;dma32:unmovable=13/229,reclaimable=2/848,movable=6678";
+        assert_eq!(g.pageblocks.as_deref(), Some(blocks), "HighAtomic counts as unmovable");
+        let s = machine(Some(g)).settings();
+        assert!(s.contains(&("memory.pageblocks".into(), blocks.into())));
+        assert!(!s.iter().any(|(k, _)| k == "memory.reserved"), "the blocks place the kernel's memory");
+        let mut lacking = start.clone();
+        lacking.remove("pageblock_DMA32_Reclaimable_free");
+        assert_eq!(GlobalStart::from_stats(&lacking).unwrap().pageblocks, None);
+    }
+
     #[test]
     fn global_start_from_the_guest_and_its_settings() {
         let text = "MemTotal 215000\nMemFree 150000\nzone_DMA_managed 3840\nzone_DMA_free 3000\nzone_DMA32_managed 50000\nzone_DMA32_free 37000\nzone_Normal_managed 0\nzone_Normal_free 0\nzone_DMA32_min 400\nmin_free_kbytes 1800\nwatermark_scale_factor 10\nwatermark_boost_factor 0\n";
@@ -337,6 +389,7 @@ mod tests {
                 watermark_scale_factor: 10,
                 watermark_boost_factor: Some(0),
                 zones: vec![(mm::ZoneId::Dma, 3840), (mm::ZoneId::Dma32, 50000)],
+                pageblocks: None,
             }
         );
         assert_eq!(g.zones_setting().as_deref(), Some("dma:15M,dma32:rest"));

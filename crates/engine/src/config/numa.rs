@@ -61,6 +61,23 @@ pub struct NumaKnobs {
     pub watermark_boost: BoostForm,
     /// `vm.watermark_boost_factor`: the boost's cap, in 1/10000 of the high watermark.
     pub watermark_boost_factor: u64,
+    /// `memory.pageblocks`: node 0's zones as a booted kernel left them.
+    pub pageblocks: Vec<BootBlocks>,
+}
+
+/// One zone's pageblocks at boot (`/proc/pagetypeinfo`): blocks and free
+/// frames of the unmovable and reclaimable types, and the free frames of the
+/// movable blocks, which are the rest of the zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BootBlocks {
+    /// The zone (of node 0).
+    pub zone: ZoneId,
+    /// Unmovable blocks and their free frames.
+    pub unmovable: (u32, u32),
+    /// Reclaimable blocks and their free frames.
+    pub reclaimable: (u32, u32),
+    /// Free frames of the movable blocks.
+    pub movable_free: u32,
 }
 
 impl Default for NumaKnobs {
@@ -77,6 +94,7 @@ impl Default for NumaKnobs {
             min_unmapped_ratio: 1,
             watermark_boost: BoostForm::Fallback,
             watermark_boost_factor: mm::pageblock::DEFAULT_BOOST_FACTOR,
+            pageblocks: Vec::new(),
         }
     }
 }
@@ -166,6 +184,63 @@ fn format_zones(z: &ZoneLayout) -> String {
     }
 }
 
+const PAGEBLOCKS_EXPECTED: &str = "`none`, or per zone ZONE:unmovable=BLOCKS/FREE,reclaimable=BLOCKS/FREE,movable=FREE joined by `;` (dma:unmovable=1/224,movable=3584;dma32:unmovable=12/226,reclaimable=2/848,movable=6678)";
+
+fn parse_pageblocks(v: &str) -> Result<Vec<BootBlocks>, String> {
+    if v == "none" {
+        return Ok(Vec::new());
+    }
+    let bad = |what: &str| format!("`{what}`: expected {PAGEBLOCKS_EXPECTED}");
+    let mut list: Vec<BootBlocks> = Vec::new();
+    for part in v.split(';') {
+        let (name, types) = part.split_once(':').ok_or_else(|| bad(part))?;
+        let zone =
+            ZoneId::parse(name).ok_or_else(|| format!("`{name}` is not a zone (dma, dma32, normal, movable)"))?;
+        if list.iter().any(|b| b.zone == zone) {
+            return Err(format!("`{part}`: zone {name} is given twice"));
+        }
+        let mut b = BootBlocks { zone, unmovable: (0, 0), reclaimable: (0, 0), movable_free: 0 };
+        let mut movable = false;
+        for item in types.split(',') {
+            let (ty, n) = item.split_once('=').ok_or_else(|| bad(item))?;
+            let num = |s: &str| knobs::parse_u64(s, 0, u32::MAX as u64).map(|n| n as u32);
+            let pair = |s: &str| -> Result<(u32, u32), String> {
+                let (blocks, free) = s.split_once('/').ok_or_else(|| bad(item))?;
+                Ok((num(blocks)?, num(free)?))
+            };
+            match ty {
+                "unmovable" => b.unmovable = pair(n)?,
+                "reclaimable" => b.reclaimable = pair(n)?,
+                "movable" => (b.movable_free, movable) = (num(n)?, true),
+                _ => return Err(bad(item)),
+            }
+        }
+        if !movable {
+            return Err(format!("`{part}`: the movable blocks' free frames are missing (movable=FREE)"));
+        }
+        list.push(b);
+    }
+    Ok(list)
+}
+
+fn format_pageblocks(list: &[BootBlocks]) -> String {
+    if list.is_empty() {
+        return "none".into();
+    }
+    let zone = |b: &BootBlocks| {
+        format!(
+            "{}:unmovable={}/{},reclaimable={}/{},movable={}",
+            b.zone.name(),
+            b.unmovable.0,
+            b.unmovable.1,
+            b.reclaimable.0,
+            b.reclaimable.1,
+            b.movable_free
+        )
+    };
+    list.iter().map(zone).collect::<Vec<_>>().join(";")
+}
+
 fn parse_distance(v: &str) -> Result<Option<Vec<Vec<u32>>>, String> {
     if v == "default" {
         return Ok(None);
@@ -202,6 +277,17 @@ pub const KNOBS: &[Knob<NumaKnobs>] = &[
         get: |n| format_zones(&n.zones),
         set: |n, v| {
             n.zones = parse_zones(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "memory.pageblocks",
+        help: "node 0's zones as a booted kernel left them (its /proc/pagetypeinfo): per zone the unmovable and reclaimable pageblocks (at the zone's end) with their free frames, and the movable blocks' free frames; every other frame of the zone is the kernel's from the start, as with memory.reserved (which it replaces): `none` (default) or ZONE:unmovable=BLOCKS/FREE,reclaimable=BLOCKS/FREE,movable=FREE;ZONE:...",
+        kind: Kind::Text,
+        history: History::Model,
+        get: |n| format_pageblocks(&n.pageblocks),
+        set: |n, v| {
+            n.pageblocks = parse_pageblocks(v)?;
             Ok(())
         },
     },

@@ -68,6 +68,7 @@ impl SimBuilder {
             )));
         }
         assert!(mm.reserve_kernel_pages(reserved as u32), "checked above: {reserved} < {managed} free");
+        boot_pageblocks(&mut mm, &cfg)?;
         let entry = reclaim::policy::registry::find(&cfg.lru).expect("lru validated by Config::set");
         if cfg.memcg.limit_bytes != 0 && !cfg.cgroups.groups.is_empty() {
             return Err(bad("memcg.limit (one cgroup v1 group) and cgroup.* (a v2 tree) cannot be combined".into()));
@@ -310,6 +311,12 @@ impl SimBuilder {
         if self.m.mm.tracing() {
             self.m.policy = super::trace_events::traced(self.m.policy);
         }
+        // Global reclaim reads the root group's statistics as the flusher left them.
+        let groupless = self.m.memcg.is_none() && !self.m.mm.cgroups.enabled();
+        if groupless && self.m.cfg.memcg.root_stats == crate::memcg::RootStats::Periodic {
+            self.m.policy.flush_group_stats(&self.m.mm);
+            self.m.queue.push(crate::memcg::STATS_FLUSH_NS, Event::StatsFlush);
+        }
         let cpus = match self.m.cfg.sched.cpus {
             0 => (self.threads.len() + self.m.kswapds.len()) as u32,
             n => n as u32,
@@ -318,4 +325,31 @@ impl SimBuilder {
         self.m.mm.setup_pcp(setup);
         Sim { m: self.m, threads: self.threads, paranoid: false }
     }
+}
+
+/// `memory.pageblocks`: node 0's zones laid out as the booted kernel left
+/// them, the kernel's frames taken; each zone must keep room above its high
+/// watermark.
+fn boot_pageblocks(mm: &mut Mm, cfg: &Config) -> Result<(), ConfigError> {
+    let bad = |e: String| ConfigError::Inconsistent(format!("memory.pageblocks: {e}"));
+    if !cfg.numa.pageblocks.is_empty() && cfg.reserved_bytes != 0 {
+        return Err(bad("give it or memory.reserved, not both (it places the kernel's memory itself)".into()));
+    }
+    for b in &cfg.numa.pageblocks {
+        let z = mm
+            .zones
+            .iter()
+            .position(|z| z.node == 0 && z.id == b.zone)
+            .ok_or_else(|| bad(format!("node 0 has no zone {} (see `zones`)", b.zone.name())))?;
+        mm.boot_layout(z, b.unmovable, b.reclaimable, b.movable_free)
+            .map_err(|e| bad(format!("zone {}: {e}", b.zone.name())))?;
+        let (free, high) = (mm.frames.nr_free_in(z) as u64, mm.zones[z].wmark(Watermark::High));
+        if free <= high {
+            return Err(bad(format!(
+                "zone {} keeps {free} free frames, not above its high watermark {high}",
+                b.zone.name()
+            )));
+        }
+    }
+    Ok(())
 }

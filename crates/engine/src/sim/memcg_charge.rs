@@ -240,3 +240,15 @@ impl Machine {
         memory_stat(memcg, &c, &self.policy.lru_sizes(), self.memcg_charged(), vm)
     }
 }
+
+impl Machine {
+    /// The memory cgroups' periodic statistics flush at `now`: reclaim reads
+    /// the root group's statistics as they are now until the next one, which
+    /// is queued while anything else is.
+    pub(super) fn stats_flush_event(&mut self, now: Nanos) {
+        self.policy.flush_group_stats(&self.mm);
+        if !self.queue.is_empty() {
+            self.queue.push(now + crate::memcg::STATS_FLUSH_NS, super::queue::Event::StatsFlush);
+        }
+    }
+}

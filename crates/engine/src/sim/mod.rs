@@ -269,6 +269,7 @@ impl Sim {
                 Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
                 Event::Flusher(gen) if gen == self.m.flusher.gen => self.m.flusher_event(now),
                 Event::Flusher(_) => {}
+                Event::StatsFlush => self.m.stats_flush_event(now),
             }
             if self.m.events >= next_progress {
                 next_progress = self.m.events + PROGRESS_EVENTS;

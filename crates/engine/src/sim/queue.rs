@@ -16,6 +16,8 @@ pub(super) enum Event {
     WritebackDone(Pfn),
     /// Flusher wakeup; stale if the generation does not match.
     Flusher(u64),
+    /// The memory cgroups' periodic statistics flush (`memcg.root_stats=periodic`).
+    StatsFlush,
 }
 
 /// Time-ordered event queue; ties are broken by insertion sequence.
@@ -53,6 +55,11 @@ impl EventQueue {
 
     fn pop_writeback(&mut self) -> Option<(Nanos, Event)> {
         self.writebacks.pop().map(|Reverse((t, _, pfn))| (t, Event::WritebackDone(pfn)))
+    }
+
+    /// True when no event is queued.
+    pub(super) fn is_empty(&self) -> bool {
+        self.events.is_empty() && self.writebacks.is_empty()
     }
 
     pub(super) fn next_time(&self) -> Nanos {
