@@ -14,6 +14,10 @@
 //! - S-MC6: the kernel flushes the group's statistics (rstat) every 2 s or
 //!   when `memory.stat` is read; here a flush comes every `memcg.stats_flush`
 //!   charges (0: reclaim reads exact values).
+//! - S-MC8: with `memcg.root_stats=periodic` (v6.12+, a run without groups)
+//!   the flusher runs at the run's start, when the LRU lists are empty, and
+//!   every 2 s of virtual time after (the kernel's is in its own phase, and
+//!   its statistics at the start include the booted system's own pages).
 
 use knobs::{format_size, parse_size, u64_knob, History, Kind, Knob, Version};
 use mm::PAGE_SIZE;
@@ -95,7 +99,7 @@ pub const KNOBS: &[Knob<MemcgKnobs>] = &[
     ),
     Knob {
         key: "root_stats",
-        help: "the root group's statistics as global reclaim reads them (inactive_is_low's list sizes, the refault check's workingset size and activations), in a run without memcg.limit or cgroup.*: exact (before v6.12: flushed by every reclaim pass) or periodic (v6.12+: only the flusher's, at the run's start and every 2 s; S-MC7)",
+        help: "the root group's statistics as global reclaim reads them (inactive_is_low's list sizes, the refault check's workingset size and activations), in a run without memcg.limit or cgroup.*: exact (before v6.12: flushed by every reclaim pass) or periodic (v6.12+: only the flusher's, at the run's start and every 2 s; S-MC8)",
         kind: Kind::Choice,
         history: History::Forms(ROOT_STATS_FORMS),
         get: |c| match c.root_stats {
