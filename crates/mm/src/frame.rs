@@ -172,6 +172,8 @@ pub struct FrameTable {
     /// Per zone: the free frames a kernel allocation wants above its low and
     /// min watermarks (reserve included); empty: the highest zone with a free frame.
     kernel_marks: Vec<(u32, u32)>,
+    /// Per zone: frames [`FrameTable::alloc_kernel`] has taken so far.
+    kernel_taken: Vec<u64>,
 }
 
 /// `n` free frames that cost no memory until written: zero bytes are a free
@@ -217,6 +219,7 @@ impl FrameTable {
             moves: 0,
             boost_form: BoostForm::None,
             kernel_marks: Vec::new(),
+            kernel_taken: vec![0; sizes.len()],
         }
     }
 
@@ -285,7 +288,13 @@ impl FrameTable {
     /// (reclaim's `PF_MEMALLOC` context, which ignores the watermarks).
     pub fn alloc_kernel(&mut self, mt: Migratetype) -> Option<Pfn> {
         let zone = self.free.iter().rposition(|z| z.nr_free > 0)?;
+        self.kernel_taken[zone] += 1;
         self.take(zone, mt, Owner::KERNEL, 0, 0)
+    }
+
+    /// Frames [`FrameTable::alloc_kernel`] has taken from zone `zone` so far.
+    pub fn kernel_taken(&self, zone: usize) -> u64 {
+        self.kernel_taken[zone]
     }
 
     /// A `GFP_KERNEL` page of type `mt` (a slab's): the highest zone above

@@ -94,6 +94,8 @@ pub struct Mm {
     pub tracer: Option<Box<tracepoint::Tracer>>,
     /// Pages the kernel held off the LRU from boot (`memory.reserved`): never freed.
     reserved: u64,
+    /// Per zone: the zsmalloc pools' pages counted in `pgalloc_*` so far.
+    pool_pgalloc: Vec<u64>,
 }
 
 impl Mm {
@@ -134,6 +136,7 @@ impl Mm {
             cgroups: Cgroups::default(),
             tracer: None,
             reserved: 0,
+            pool_pgalloc: vec![0; spans.len()],
         }
     }
 
@@ -254,12 +257,20 @@ impl Mm {
         });
     }
 
-    /// Counts the pool pages taken (`pgalloc`) or given back (`pgfree`) since
-    /// [`Mm::nr_zspages`] was `before`.
+    /// Counts the pool pages taken (`pgalloc_*` of the zone each came from)
+    /// and given back (`pgfree`) since [`Mm::nr_zspages`] was `before`.
     fn count_pool_pages(&mut self, before: u64) {
-        let after = self.nr_zspages();
-        self.stat.count(VmEvent::PgallocNormal, after.saturating_sub(before));
-        self.stat.count(VmEvent::Pgfree, before.saturating_sub(after));
+        let mut taken = 0;
+        for (z, counted) in self.pool_pgalloc.iter_mut().enumerate() {
+            let n = self.frames.kernel_taken(z) - *counted;
+            if n > 0 {
+                *counted += n;
+                taken += n;
+                self.zones[z].stat.pgalloc += n;
+                self.stat.count(VmEvent::PgallocDma.in_zone(self.zones[z].id), n);
+            }
+        }
+        self.stat.count(VmEvent::Pgfree, (before + taken).saturating_sub(self.nr_zspages()));
     }
 
     /// The identity of the page in `pfn` (its owner and index), which decides

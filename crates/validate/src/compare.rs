@@ -150,7 +150,7 @@ impl KernelRun {
 #[derive(Clone, Debug)]
 pub struct Row {
     /// Counter name.
-    pub name: &'static str,
+    pub name: String,
     /// Part of the done-when criterion.
     pub criterion: bool,
     /// Kernel values, one per run.
@@ -229,10 +229,15 @@ impl Comparison {
         sim_seconds: f64,
         phase_counters: &[String],
     ) -> Comparison {
-        let rows = counters(&scenario)
+        // The scenario's counters, then the asked-for ones not among them, for information.
+        let own = counters(&scenario);
+        let asked = phase_counters.iter().map(String::as_str).filter(|n| !own.iter().any(|c| c.0 == *n));
+        let rows = own
             .iter()
-            .map(|&(name, src, criterion)| Row {
-                name,
+            .copied()
+            .chain(asked.map(|n| (n, Source::Vmstat, false)))
+            .map(|(name, src, criterion)| Row {
+                name: name.to_string(),
                 criterion,
                 kernel: runs.iter().map(|r| r.get(name, src)).collect(),
                 sim: report_value(&report, name, src),
@@ -419,7 +424,7 @@ mod tests {
 
     #[test]
     fn spread_and_error() {
-        let r = Row { name: "pswpin", criterion: true, kernel: vec![900.0, 1100.0], sim: 1200.0 };
+        let r = Row { name: "pswpin".into(), criterion: true, kernel: vec![900.0, 1100.0], sim: 1200.0 };
         assert_eq!(r.kernel_mean(), 1000.0);
         assert!((r.spread() - 0.2).abs() < 1e-12);
         assert!((r.rel_error().unwrap() - 0.2).abs() < 1e-12);

@@ -130,8 +130,8 @@ pub struct ValidateArgs {
     /// reads /proc/vmstat at each boundary; 0: totals only).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub phases: u64,
-    /// With --phases: more `/proc/vmstat` counters in the phase table (comma-separated,
-    /// e.g. `pgactivate,pgrefill,pgscan_anon`).
+    /// More `/proc/vmstat` counters (comma-separated, e.g. `pgactivate,pgrefill,pgalloc_dma`):
+    /// `(info)` rows of the totals, and columns of the phase table with --phases.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub phase_counters: Vec<String>,
     /// With a Debian kernel: simulator runs at once beside the boots (the
