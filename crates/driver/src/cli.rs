@@ -4,7 +4,7 @@
 //! reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH] [--phase N] [--write N:PATH:TEXT]
 //! reclaimsim-driver dry PATTERN [--out FILE]
 //! reclaimsim-driver patterns
-//! reclaimsim-driver calibrate [--pages N] [--ops N]
+//! reclaimsim-driver calibrate [--pages N] [--ops N] [--file PATH]
 //! ```
 
 use crate::exec::{run_real, RealOpts, Write as WriteAt};
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 pub const PHASE_STAT: &str = "/proc/vmstat";
 
 /// How to call the driver.
-pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]... [--phase N] [--write N:PATH:TEXT]...\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns\n       reclaimsim-driver calibrate [--pages N] [--ops N]";
+pub const USAGE: &str = "usage: reclaimsim-driver run PATTERN [--file PATH] [--cgroup DIR] [--cpu N] [--snapshot PATH]... [--phase N] [--write N:PATH:TEXT]...\n       reclaimsim-driver dry PATTERN [--out FILE]\n       reclaimsim-driver patterns\n       reclaimsim-driver calibrate [--pages N] [--ops N] [--file PATH]";
 
 /// Runs the driver's command line (`args` without the program name).
 pub fn main(args: &[String]) -> Result<(), String> {
@@ -30,7 +30,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     if cmd == "calibrate" {
-        let (mut pages, mut ops) = (crate::calibrate::PAGES, crate::calibrate::OPS);
+        let (mut pages, mut ops, mut file) = (crate::calibrate::PAGES, crate::calibrate::OPS, None);
         let mut it = rest.iter();
         while let Some(flag) = it.next() {
             let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
@@ -38,10 +38,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
             match flag.as_str() {
                 "--pages" => pages = value.parse().ok().filter(|&n| n > 0).ok_or_else(bad)?,
                 "--ops" => ops = value.parse().ok().filter(|&n| n > 0).ok_or_else(bad)?,
+                "--file" => file = Some(std::path::PathBuf::from(value)),
                 _ => return Err(format!("unknown option {flag} for calibrate\n{USAGE}")),
             }
         }
-        let c = crate::calibrate::calibrate(pages, ops).map_err(|e| e.to_string())?;
+        let c = crate::calibrate::calibrate(pages, ops, file.as_deref()).map_err(|e| e.to_string())?;
         println!("{}", c.line());
         return Ok(());
     }

@@ -60,6 +60,25 @@ fn a_threads_user_and_system_time_are_its_accesses_and_its_kernel_work() {
     assert_eq!(r.kswapd_cpu_ns_by_node, vec![0]);
 }
 
+/// The page cache's own costs (`cpu.file_*`, measured in the guest by
+/// validate's calibration): a `read()` costs `file_read_ns`, miss or hit; a
+/// `write()` that dirties a page new to the cache `file_write_new_ns`; one to
+/// the page, now dirty, `file_write_ns`. All system time.
+#[test]
+fn reads_and_writes_cost_the_page_caches_own_figures() {
+    let costs = [("cpu.file_read_ns", "2000"), ("cpu.file_write_ns", "700"), ("cpu.file_write_new_ns", "5000")];
+    let mut settings = vec![("memory", "16M"), ("swap", "none"), ("cpu.access_ns", "40"), ("fs", "ssd")];
+    settings.extend(costs);
+    let mut b = testkit::builder("v6.2", &settings);
+    let file = b.add_file(4);
+    let read = |page| Step::Access(Access::FileRead { file, page });
+    let write = |page| Step::Access(Access::FileWrite { file, page });
+    b.add_thread("t", Box::new(Steps::new(vec![read(3), read(3), write(2), write(2)])));
+    let r = b.build().run(&mut |_| {}).unwrap();
+    let t = &r.threads[0];
+    assert_eq!((t.user_time_ns, t.system_time_ns), (0, 2000 + 2000 + 5000 + 700));
+}
+
 /// `threads` threads storing zipf-chosen pages of their own regions (1.5x of
 /// a 4M machine together), with `settings`.
 fn thrash(settings: &[(&str, &str)], threads: usize) -> RunReport {

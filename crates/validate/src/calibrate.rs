@@ -11,6 +11,9 @@
 //! | a first touch (fault, zeroing, the loop's store) | `cpu.fault_ns` (the simulator charges a first touch that alone) |
 //! | a swap-in fault from zram, less a first touch | `swap.read_cpu_ns` (zram rows) |
 //! | `MADV_PAGEOUT` per page, less the simulator's scan, rmap, free and pageout costs | `swap.write_cpu_ns` (zram rows) |
+//! | a `pwrite` of a page not cached (null_blk's pages) | `cpu.file_write_new_ns` |
+//! | a `pwrite` of a dirty cached page | `cpu.file_write_ns` |
+//! | a `pread` of a cached page | `cpu.file_read_ns` |
 //!
 //! Simplifications: the reclaim of a page is measured as a whole (the split
 //! between isolating, unmapping, freeing and compressing keeps the defaults
@@ -28,6 +31,9 @@ use std::path::Path;
 
 /// Guest RAM of the calibration boot (MiB): room for the 16M region.
 const RAM_MB: u64 = 256;
+/// The null_blk device whose pages the calibration writes and reads (MiB):
+/// room for the driver's 4 MiB.
+const FILE_MB: u64 = 16;
 
 /// The guest's costs, nanoseconds per event (the driver's `calibrate` line).
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +46,9 @@ pub struct GuestCosts {
     pub pageout_ns: f64,
     /// A store to a page on zram, per page swapped in.
     pub swapin_ns: f64,
+    /// A `pwrite` of a page not cached, of a dirty cached page, and a `pread`
+    /// of a cached page (`None` in calibrations from before the guest timed them).
+    pub file: Option<[f64; 3]>,
 }
 
 impl GuestCosts {
@@ -58,11 +67,16 @@ impl GuestCosts {
                 format!("calibrate line `{line}`: `{key}={v}` is not a positive number (did anything swap?)")
             })
         };
+        let file = match line.contains(" file_") {
+            true => Some([get("file_write_new_ns")?, get("file_write_ns")?, get("file_read_ns")?]),
+            false => None,
+        };
         Ok(GuestCosts {
             access_ns: get("access_ns")?,
             first_touch_ns: get("first_touch_ns")?,
             pageout_ns: get("pageout_ns")?,
             swapin_ns: get("swapin_ns")?,
+            file,
         })
     }
 
@@ -78,6 +92,11 @@ impl GuestCosts {
             v.push(("swap.read_cpu_ns".into(), ns(self.swapin_ns - self.first_touch_ns)));
             v.push(("swap.write_cpu_ns".into(), ns(self.pageout_ns - reclaim)));
         }
+        if let Some([write_new, write, read]) = self.file {
+            v.push(("cpu.file_write_new_ns".into(), ns(write_new)));
+            v.push(("cpu.file_write_ns".into(), ns(write)));
+            v.push(("cpu.file_read_ns".into(), ns(read)));
+        }
         v
     }
 }
@@ -91,12 +110,12 @@ fn plan(family: &Family, kernel: &Kernel) -> GuestPlan {
         swappiness: 60,
         swap_bytes: super::guest::SWAP_BYTES,
         swap: Swap::Zram,
-        data_mb: None,
+        data_mb: Some(FILE_MB),
         zswap_pool_pct: None,
         tenants: Vec::new(),
         lru_gen: family.mglru.is_some().then_some(false),
         runs: 2,
-        modules: kernel.modules.iter().map(|m| super::guest::file_name(m)).collect(),
+        modules: kernel.modules.iter().chain(&kernel.nullb_modules).map(|m| super::guest::file_name(m)).collect(),
         phase_every: 0,
         calibrate: true,
     }
@@ -164,6 +183,16 @@ mod tests {
         ];
         assert_eq!(s, want.map(|(k, v)| (k.to_string(), v.to_string())));
         assert_eq!(c.settings(&CpuCosts::default(), false).len(), 2);
+        // A calibration with the file's costs gives them too.
+        let c = GuestCosts::parse(&format!(
+            "{} file_write_new_ns=9800.4 file_write_ns=4100.6 file_read_ns=3900.0",
+            out.trim()
+        ))
+        .unwrap();
+        assert_eq!(c.file, Some([9800.4, 4100.6, 3900.0]));
+        let s = c.settings(&CpuCosts::default(), false);
+        let want = [("cpu.file_write_new_ns", "9800"), ("cpu.file_write_ns", "4101"), ("cpu.file_read_ns", "3900")];
+        assert_eq!(&s[2..], &want.map(|(k, v)| (k.to_string(), v.to_string())));
     }
 
     /// A run that swapped nothing, or no line at all, is an error naming what is missing.

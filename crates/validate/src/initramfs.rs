@@ -195,7 +195,8 @@ pub fn init_script(p: &GuestPlan) -> String {
     }
     if p.calibrate {
         let (pages, ops) = (driver::calibrate::PAGES, driver::calibrate::OPS);
-        s += &format!("  {GUEST_EXE} driver calibrate --pages {pages} --ops {ops} > /tmp/out 2>&1\n  status=$?\n");
+        s +=
+            &format!("  {GUEST_EXE} driver calibrate --pages {pages} --ops {ops}{file} > /tmp/out 2>&1\n  status=$?\n");
     } else if p.tenants.is_empty() {
         s += &format!(
             "  {GUEST_EXE} driver run '{}'{group}{phases}{file}{snapshot} > /tmp/out 2>&1\n  status=$?\n",

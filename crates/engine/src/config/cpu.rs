@@ -36,9 +36,31 @@ pub struct CpuCosts {
     pub zswap_compress_ns: u64,
     /// zswap: decompress one page (a load, or a writeback).
     pub zswap_decompress_ns: u64,
+    /// A `read()` of a cached page (`None`: `access_ns`).
+    pub file_read_ns: Option<u64>,
+    /// A `write()` of a whole dirty cached page (`None`: `access_ns`).
+    pub file_write_ns: Option<u64>,
+    /// A `write()` that dirties a page: a new page-cache page or a clean
+    /// one, the page's allocation included (`None`: `fault_ns`).
+    pub file_write_new_ns: Option<u64>,
 }
 
 impl CpuCosts {
+    /// CPU time of a `read()` of a cached page.
+    pub fn file_read(&self) -> u64 {
+        self.file_read_ns.unwrap_or(self.access_ns)
+    }
+
+    /// CPU time of a `write()` of a dirty cached page.
+    pub fn file_write(&self) -> u64 {
+        self.file_write_ns.unwrap_or(self.access_ns)
+    }
+
+    /// CPU time of a `write()` that dirties a page.
+    pub fn file_write_new(&self) -> u64 {
+        self.file_write_new_ns.unwrap_or(self.fault_ns)
+    }
+
     /// CPU time of `w`; `sync_write_ns` is the per-page cost of a synchronous
     /// swap device (compression on zram), paid by whoever writes.
     pub fn reclaim_work_ns(&self, w: &ReclaimWork, sync_write_ns: u64) -> u64 {
@@ -73,6 +95,9 @@ impl Default for CpuCosts {
             walk_pte_ns: 4,
             zswap_compress_ns: 3_000,
             zswap_decompress_ns: 1_000,
+            file_read_ns: None,
+            file_write_ns: None,
+            file_write_new_ns: None,
         }
     }
 }
@@ -81,6 +106,23 @@ impl Default for CpuCosts {
 macro_rules! cpu {
     ($key:literal, $field:ident, $help:literal) => {
         knobs::u64_knob!($key, $field, 0, 10_000_000_000, History::Model, $help)
+    };
+}
+
+/// A file cost in ns, or `auto` (the cost it defaults to).
+macro_rules! file_cpu {
+    ($key:literal, $field:ident, $help:literal) => {
+        Knob {
+            key: $key,
+            help: $help,
+            kind: knobs::Kind::Text,
+            history: History::Model,
+            get: |c| c.$field.map_or("auto".into(), |n| n.to_string()),
+            set: |c, v| {
+                c.$field = if v == "auto" { None } else { Some(knobs::parse_u64(v, 0, 10_000_000_000)?) };
+                Ok(())
+            },
+        }
     };
 }
 
@@ -111,5 +153,12 @@ pub const KNOBS: &[Knob<CpuCosts>] = &[
         "zswap_decompress_ns",
         zswap_decompress_ns,
         "zswap CPU to decompress a page on a load or writeback (ns; default 1000)"
+    ),
+    file_cpu!("file_read_ns", file_read_ns, "CPU time of a read() of a cached page: syscall and copy (ns, or `auto`: cpu.access_ns)"),
+    file_cpu!("file_write_ns", file_write_ns, "CPU time of a write() of a whole dirty cached page (ns, or `auto`: cpu.access_ns)"),
+    file_cpu!(
+        "file_write_new_ns",
+        file_write_new_ns,
+        "CPU time of a write() that dirties a page, new to the page cache or clean, its allocation included (ns, or `auto`: cpu.fault_ns)"
     ),
 ];

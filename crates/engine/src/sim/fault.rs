@@ -339,7 +339,7 @@ impl Machine {
     pub(super) fn filemap_read(&mut self, file: FileId, index: u32, now: Nanos) -> Result<(Nanos, Nanos), Stall> {
         let (pfn, latency, stall) = self.read_file_page(file, index, Origin::FileRead, now)?;
         self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
-        Ok((latency + self.cfg.cpu.access_ns, stall))
+        Ok((latency + self.cfg.cpu.file_read(), stall))
     }
 
     /// `filemap_fault()`: a fault on a file mapping.

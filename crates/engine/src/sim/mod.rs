@@ -329,7 +329,7 @@ impl Sim {
                     // forward: a stall on every access).
                     Step::Access(Access::Mem { region, page, write }) if m.try_hit_mem(region, page, write) => {
                         th.clock += access_ns;
-                        th.count_hit(Access::Mem { region, page, write });
+                        th.count_hit(Access::Mem { region, page, write }, access_ns);
                         if m.must_yield(th.clock, limit, &mut horizon) {
                             break;
                         }
@@ -386,8 +386,13 @@ impl Sim {
                 },
             };
             if m.try_hit(access) {
-                th.clock += access_ns;
-                th.count_hit(access);
+                let cost = match access {
+                    Access::Mem { .. } => access_ns,
+                    Access::FileRead { .. } => m.cfg.cpu.file_read(),
+                    Access::FileWrite { .. } => m.cfg.cpu.file_write(),
+                };
+                th.clock += cost;
+                th.count_hit(access, cost);
             } else {
                 m.events += 1;
                 m.lru_batches.set_cpu(lru_cpu);

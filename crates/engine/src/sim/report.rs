@@ -68,7 +68,7 @@ impl Sim {
                     reclaim_stall_ns: t.reclaim_stall_ns,
                     run_delay_ns: run_delay(crate::sched::thread_actor(tid)),
                     user_time_ns: t.user_time_ns(access_ns),
-                    system_time_ns: t.system_time_ns(access_ns),
+                    system_time_ns: t.system_time_ns(),
                     latency_ns: percentiles(&t.hist),
                     latency_mean_ns: t.hist.mean(),
                     txns: t.txns.count,

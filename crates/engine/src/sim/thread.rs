@@ -19,8 +19,10 @@ pub(super) struct Thread {
     pub(super) slow_ops: u64,
     pub(super) fast_ops: u64,
     /// Of the resident accesses, those that were `read()` / `write()` calls:
-    /// their `cpu.access_ns` is the kernel's copy, system time.
+    /// their CPU is the kernel's copy, system time.
     pub(super) syscall_hits: u64,
+    /// The CPU time of those calls (`cpu.file_read_ns` / `cpu.file_write_ns` each).
+    pub(super) syscall_hit_ns: Nanos,
     /// Accesses repeated on the page just touched (`Step::Repeat`): user time.
     pub(super) repeats: u64,
     /// CPU time of its slow accesses and control writes (system time).
@@ -58,6 +60,7 @@ impl Thread {
             slow_ops: 0,
             fast_ops: 0,
             syscall_hits: 0,
+            syscall_hit_ns: 0,
             repeats: 0,
             kernel_cpu_ns: 0,
             reclaim_stall_ns: 0,
@@ -80,9 +83,13 @@ impl Thread {
 
     /// A resident access `a` (the fast path), counted by the mode its CPU runs in.
     #[inline]
-    pub(super) fn count_hit(&mut self, a: Access) {
+    /// A resident access `a` that took `cost` ns of CPU.
+    pub(super) fn count_hit(&mut self, a: Access, cost: Nanos) {
         self.fast_ops += 1;
-        self.syscall_hits += !matches!(a, Access::Mem { .. }) as u64;
+        if !matches!(a, Access::Mem { .. }) {
+            self.syscall_hits += 1;
+            self.syscall_hit_ns += cost;
+        }
     }
 
     /// Kernel work that took `elapsed` ns of the thread's time, `slept` of
@@ -99,10 +106,10 @@ impl Thread {
         (self.fast_ops - self.syscall_hits + self.repeats) * access_ns
     }
 
-    /// System time: the copies of resident `read()`/`write()` calls
-    /// (`access_ns` each), then the CPU of slow accesses and control writes.
-    pub(super) fn system_time_ns(&self, access_ns: Nanos) -> Nanos {
-        self.syscall_hits * access_ns + self.kernel_cpu_ns
+    /// System time: the copies of resident `read()`/`write()` calls, then
+    /// the CPU of slow accesses and control writes.
+    pub(super) fn system_time_ns(&self) -> Nanos {
+        self.syscall_hit_ns + self.kernel_cpu_ns
     }
 }
 

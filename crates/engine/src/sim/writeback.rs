@@ -55,7 +55,7 @@ impl Machine {
         };
         self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
         let pause = self.dirty_page(pfn, now + stall);
-        Ok((stall + self.cfg.cpu.fault_ns + pause, stall))
+        Ok((stall + self.cfg.cpu.file_write_new() + pause, stall))
     }
 
     /// Marks `pfn` dirty on behalf of a writer at `now` and returns the
