@@ -30,6 +30,12 @@ pub struct LruGenConfig {
     /// `mglru_memcg_lru`: the per-node memcg LRU global reclaim walks over a
     /// cgroup tree (v6.3+, [`crate::memcg_lru`]); `Off`: tree order.
     pub memcg_lru: MemcgLruForm,
+    /// `mglru_memcg_protection` (v6.17, "mm: vmscan: apply proportional reclaim
+    /// pressure for memcg when MGLRU is enabled"): `get_nr_to_scan` scales a
+    /// group's scan by its `memory.min`/`memory.low` share as `get_scan_count`
+    /// does (`apply_proportional_protection`), and one `evict_folios` batch
+    /// scans at most what `get_nr_to_scan` asked for.
+    pub proportional_protection: bool,
 }
 
 impl Default for LruGenConfig {
@@ -42,6 +48,7 @@ impl Default for LruGenConfig {
             rework_6_14: false,
             v6_12: false,
             memcg_lru: MemcgLruForm::Off,
+            proportional_protection: false,
         }
     }
 }
@@ -112,4 +119,11 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
             Ok(())
         },
     },
+    bool_knob!(
+        "mglru_memcg_protection",
+        lru_gen.proportional_protection,
+        // "mm: vmscan: apply proportional reclaim pressure for memcg when MGLRU is enabled" (Koichiro Den, merged for v6.17).
+        History::since(6, 17),
+        "v6.17 MGLRU: a group's scan is scaled by its memory.min/low share (apply_proportional_protection in get_nr_to_scan) and one eviction batch scans at most nr_to_scan pages"
+    ),
 ];

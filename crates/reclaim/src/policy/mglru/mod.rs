@@ -130,9 +130,9 @@ impl Mglru {
         self.try_to_inc_max_seq(mm, max_seq, can_swap, force_scan, sc.now_ns, &mut sc.work)
     }
 
-    /// One eviction batch (`evict_folios`); returns pages scanned.
+    /// One eviction batch (`evict_folios`) of up to `MAX_LRU_BATCH` pages; returns pages scanned.
     pub fn evict(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, swappiness: u32) -> u64 {
-        self.evict_folios(mm, sc, env, swappiness)
+        self.evict_folios(mm, sc, env, swappiness, gens::MAX_LRU_BATCH)
     }
 
     /// `lru_gen_folio_seq()`: the generation a page joins (v6.14 by its

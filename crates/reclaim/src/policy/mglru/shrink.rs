@@ -7,7 +7,7 @@
 //! default priority). Eviction runs `evict_folios` batches until
 //! `nr_to_scan = pages >> priority` were scanned or enough were reclaimed.
 
-use super::gens::{gen_from_seq, ANON, FILE, MIN_LRU_BATCH, MIN_NR_GENS};
+use super::gens::{gen_from_seq, ANON, FILE, MAX_LRU_BATCH, MIN_LRU_BATCH, MIN_NR_GENS};
 use super::Mglru;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
@@ -25,8 +25,9 @@ impl Mglru {
         }
     }
 
-    /// `should_run_aging()`: (aging needed, pages eligible `>> priority`).
-    pub(super) fn should_run_aging(&self, can_swap: bool, priority: i32) -> (bool, u64) {
+    /// `should_run_aging()`: (aging needed, pages eligible); callers shift
+    /// the pages by the priority.
+    pub(super) fn should_run_aging(&self, can_swap: bool) -> (bool, u64) {
         let g = &self.lrugen;
         let first = if can_swap { ANON } else { FILE };
         let max_seq = g.max_seq;
@@ -44,15 +45,14 @@ impl Mglru {
         }
         // v6.1 computes the scan size before the generation tests: a direct
         // reclaimer that had to age with two generations left still evicts.
-        let nr_to_scan = total >> priority;
         if g.min_seq[first] + MIN_NR_GENS > max_seq {
-            return (true, nr_to_scan);
+            return (true, total);
         }
         if g.min_seq[first] + MIN_NR_GENS < max_seq {
-            return (false, nr_to_scan);
+            return (false, total);
         }
         // Three generations: age if the youngest is too big or the middle one too small.
-        (young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total, nr_to_scan)
+        (young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total, total)
     }
 
     /// `lruvec_is_sizable()` (v6.3+): the evictable types' pages `>> priority`
@@ -72,9 +72,20 @@ impl Mglru {
         sc.mglru_aged_nodes |= 1 << self.node.unwrap_or(0);
     }
 
+    /// v6.17 (`mglru_memcg_protection`): `total` scaled by the group's
+    /// protection (`apply_proportional_protection()`); before, `total`.
+    fn protect(&self, mm: &Mm, sc: &mut ScanControl, total: u64) -> u64 {
+        if self.cfg.lru_gen.proportional_protection {
+            crate::tree::apply_proportional_protection(mm, sc, total)
+        } else {
+            total
+        }
+    }
+
     /// `get_nr_to_scan()`.
     fn get_nr_to_scan(&mut self, mm: &mut Mm, sc: &mut ScanControl, can_swap: bool) -> u64 {
-        let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        let (need_aging, total) = self.should_run_aging(can_swap);
+        let nr_to_scan = self.protect(mm, sc, total) >> sc.priority;
         if !need_aging {
             return nr_to_scan;
         }
@@ -98,14 +109,17 @@ impl Mglru {
     }
 
     /// v6.12 `get_nr_to_scan()`: `None` when the lruvec needed aging below the
-    /// default priority: it is aged and left for this priority.
+    /// default priority: it is aged and left for this priority. From v6.17
+    /// (`mglru_memcg_protection`) the group's protection scales the pages
+    /// first, as `get_scan_count()` scales each list.
     fn get_nr_to_scan_6_12(&mut self, mm: &mut Mm, sc: &mut ScanControl, can_swap: bool) -> Option<u64> {
-        let (need_aging, mut nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        let (need_aging, mut total) = self.should_run_aging(can_swap);
         // v6.12 (unlike v6.1) has nothing to scan when out of cold generations.
         let first = if can_swap { ANON } else { FILE };
         if self.lrugen.min_seq[first] + MIN_NR_GENS > self.lrugen.max_seq {
-            nr_to_scan = 0;
+            total = 0;
         }
+        let nr_to_scan = self.protect(mm, sc, total) >> sc.priority;
         if !need_aging || sc.priority == DEF_PRIORITY {
             return Some(nr_to_scan);
         }
@@ -142,7 +156,9 @@ impl Mglru {
             if nr_to_scan == 0 {
                 break;
             }
-            let delta = self.evict_folios(mm, sc, env, swappiness);
+            // v6.17: a batch scans at most nr_to_scan pages.
+            let budget = if self.cfg.lru_gen.proportional_protection { nr_to_scan } else { MAX_LRU_BATCH };
+            let delta = self.evict_folios(mm, sc, env, swappiness, budget);
             clock.pass_time(mm, self, sc);
             if delta == 0 {
                 break;
@@ -162,7 +178,8 @@ impl Mglru {
     /// the oldest generation; if it does, it asks for the OOM killer (`sc.oom`).
     pub(super) fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         let can_swap = self.get_swappiness(mm, sc) != 0;
-        let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        let (need_aging, total) = self.should_run_aging(can_swap);
+        let nr_to_scan = total >> sc.priority;
         let min_ttl_ns = self.cfg.lru_gen.min_ttl_ms * 1_000_000;
         if min_ttl_ns > 0 {
             let birth = self.lrugen.timestamps[gen_from_seq(self.lrugen.min_seq[FILE])];
