@@ -211,6 +211,9 @@ impl TreePolicy {
             if self.memcg_lru.len() > 1 {
                 sc.nid = Some(n as u8);
             }
+            let sizes =
+                self.node_lru_sizes(n as u8).unwrap_or_else(|| self.lruvecs.iter().map(|l| l.lru_sizes()).sum());
+            self.lruvecs[0].set_initial_priority(mm, sc, sizes);
             self.shrink_many(n, mm, sc, env, clock);
             if sc.throttle.is_some() {
                 break;

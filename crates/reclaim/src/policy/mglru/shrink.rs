@@ -7,13 +7,42 @@
 //! default priority). Eviction runs `evict_folios` batches until
 //! `nr_to_scan = pages >> priority` were scanned or enough were reclaimed.
 
+use super::config::InitialPriority;
 use super::gens::{gen_from_seq, ANON, FILE, MAX_LRU_BATCH, MIN_LRU_BATCH, MIN_NR_GENS};
 use super::Mglru;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
+use crate::policy::LruSizes;
 use crate::DEF_PRIORITY;
 use mm::Mm;
+
+/// `set_initial_priority()` (v6.3+, `mglru_initial_priority`), at the start of
+/// a node's root reclaim (`lru_gen_shrink_node()`): a reclaim at
+/// `DEF_PRIORITY` that wants at least `MIN_LRU_BATCH` pages (kswapd's; direct
+/// reclaim wants 32) starts where the node's inactive pages `>> priority`
+/// would about cover what it wants, on the kernel's assumption that the
+/// inactive share of a scan is what it reclaims: `fls(inactive) - 1 -
+/// fls(nr_to_reclaim - 1)` (the pages rounded down and the want rounded up
+/// to powers of two), clamped to `0..=12` (v6.3) or `6..=12` (v6.11).
+/// `sizes` are the node's lists (every group's); anon counts while swap has
+/// a free slot (`can_reclaim_anon_pages()` for the root).
+pub fn set_initial_priority(form: InitialPriority, mm: &Mm, sc: &mut ScanControl, sizes: LruSizes) {
+    let floor = match form {
+        InitialPriority::Off => return,
+        InitialPriority::V6_3 => 0,
+        InitialPriority::V6_11 => DEF_PRIORITY / 2,
+    };
+    if sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
+        return;
+    }
+    let fls = |x: u64| (u64::BITS - x.leading_zeros()) as i32;
+    let mut reclaimable = sizes.inactive_file;
+    if mm.swap.nr_free() > 0 {
+        reclaimable += sizes.inactive_anon;
+    }
+    sc.priority = (fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1)).clamp(floor, DEF_PRIORITY);
+}
 
 impl Mglru {
     /// `get_swappiness()`: 0 without usable swap (fewer than 64 free slots).
