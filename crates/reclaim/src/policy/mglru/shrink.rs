@@ -27,6 +27,10 @@ use mm::Mm;
 /// to powers of two), clamped to `0..=12` (v6.3) or `6..=12` (v6.11).
 /// `sizes` are the node's lists (every group's); anon counts while swap has
 /// a free slot (`can_reclaim_anon_pages()` for the root).
+///
+/// S-MG6: v6.11+ also calls it at the top of `lru_gen_age_node()` with the
+/// want of kswapd's pass before; the model's scan control starts each pass
+/// wanting nothing, so only the call where the pass reclaims counts.
 pub fn set_initial_priority(form: InitialPriority, mm: &Mm, sc: &mut ScanControl, sizes: LruSizes) {
     let floor = match form {
         InitialPriority::Off => return,
