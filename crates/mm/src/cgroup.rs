@@ -48,6 +48,8 @@ pub struct Limits {
     pub min: u64,
     /// `memory.swap.max`: the group's swap limit.
     pub swap_max: u64,
+    /// `memory.swap.high` (v5.8): over it, the group's charging tasks are throttled.
+    pub swap_high: u64,
     /// `memory.oom.group`: the OOM killer kills the whole group at once.
     pub oom_group: bool,
     /// `memory.zswap.max` (v5.19): pages of compressed memory the group may keep in zswap.
@@ -65,6 +67,7 @@ impl Default for Limits {
             low: 0,
             min: 0,
             swap_max: PAGE_COUNTER_MAX,
+            swap_high: PAGE_COUNTER_MAX,
             oom_group: false,
             zswap_max: PAGE_COUNTER_MAX,
             zswap_writeback: true,
@@ -88,11 +91,15 @@ pub struct MemEvents {
     pub oom_kill: u64,
     /// `oom_group_kill`: group kills (`memory.oom.group`).
     pub oom_group_kill: u64,
+    /// `memory.swap.events` `high` (v5.8): a throttling check found the
+    /// group over its `memory.swap.high`.
+    pub swap_high: u64,
 }
 
 impl MemEvents {
     /// The counters with their `memory.events` names.
-    pub fn named(&self) -> [(&'static str, u64); 6] {
+    /// `memory.swap.events`' `high` follows as `swap.high`.
+    pub fn named(&self) -> [(&'static str, u64); 7] {
         [
             ("low", self.low),
             ("high", self.high),
@@ -100,6 +107,7 @@ impl MemEvents {
             ("oom", self.oom),
             ("oom_kill", self.oom_kill),
             ("oom_group_kill", self.oom_group_kill),
+            ("swap.high", self.swap_high),
         ]
     }
 
@@ -110,6 +118,7 @@ impl MemEvents {
         self.oom += o.oom;
         self.oom_kill += o.oom_kill;
         self.oom_group_kill += o.oom_group_kill;
+        self.swap_high += o.swap_high;
     }
 }
 

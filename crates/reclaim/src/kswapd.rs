@@ -217,6 +217,8 @@ impl Kswapd {
             self.failures = 0;
         }
         let b = self.balancing.as_mut().expect("balancing above");
+        // MGLRU's set_initial_priority() may have started the pass lower: the loop goes on from there.
+        b.priority = sc.priority;
         b.nr_reclaimed += reclaimed;
         if sc.throttle.is_some() {
             // S-TH1: the pass is repeated at this priority after the wait.

@@ -47,11 +47,27 @@ pub fn protected_scan(mm: &Mm, sc: &ScanControl, size: u64) -> u64 {
     if min == 0 && low == 0 {
         return size;
     }
-    // The low share counts until the retry that ignores memory.low.
-    let protection = if !sc.memcg_low_reclaim && low > min { low } else { min };
+    let protection = if low_in_force(mm, sc, g) { low } else { min };
     let cgroup_size = mm.cgroups.get(g).usage.max(protection);
     let kept = (size as u128 * protection as u128 / (cgroup_size as u128 + 1)) as u64;
     (size - kept).max(SWAP_CLUSTER_MAX)
+}
+
+/// `apply_proportional_protection()` as MGLRU calls it (v6.17+): [`protected_scan`],
+/// noting in `sc.memcg_low_skipped` that the group was spared for its
+/// `memory.low` (the direct reclaimer's retry ignores it).
+pub fn apply_proportional_protection(mm: &Mm, sc: &mut ScanControl, size: u64) -> u64 {
+    if mm.cgroups.enabled() && low_in_force(mm, sc, mm.cgroups.current()) {
+        sc.memcg_low_skipped = true;
+    }
+    protected_scan(mm, sc, size)
+}
+
+/// True when group `g`'s `memory.low` share protects it from `sc` (above its
+/// `memory.min` share, and `sc` is not the retry that ignores memory.low).
+fn low_in_force(mm: &Mm, sc: &ScanControl, g: CgId) -> bool {
+    let (min, low) = mm.cgroups.protection(sc.target_memcg, g);
+    !sc.memcg_low_reclaim && low > min
 }
 
 /// One lruvec per memory cgroup, reclaimed by walking the tree.
@@ -131,8 +147,8 @@ impl ReclaimPolicy for TreePolicy {
                 }
                 mm.cgroups.get_mut(g).events.low += 1;
             }
-            let (min, low) = mm.cgroups.protection(target, g);
-            if !sc.memcg_low_reclaim && low > min {
+            // get_scan_count() notes the low share it scales by (apply_proportional_protection()).
+            if low_in_force(mm, sc, g) {
                 sc.memcg_low_skipped = true;
             }
             let aged = shrink_group(&mut self.lruvecs, g, mm, sc, env, clock);
@@ -195,6 +211,9 @@ impl TreePolicy {
             if self.memcg_lru.len() > 1 {
                 sc.nid = Some(n as u8);
             }
+            let sizes =
+                self.node_lru_sizes(n as u8).unwrap_or_else(|| self.lruvecs.iter().map(|l| l.lru_sizes()).sum());
+            self.lruvecs[0].set_initial_priority(mm, sc, sizes);
             self.shrink_many(n, mm, sc, env, clock);
             if sc.throttle.is_some() {
                 break;

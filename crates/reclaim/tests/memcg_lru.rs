@@ -19,13 +19,15 @@ const ENV: PageoutEnv = PageoutEnv::TODAY;
 /// `sizes[i]` clean page-cache pages each, all in MGLRU generation 0, with
 /// `memory.low = lows[i]`; the v6.12 lruvec under memcg LRU `form`.
 fn tree(form: MemcgLruForm, sizes: &[u32], lows: &[u64]) -> (Mm, TreePolicy, Vec<CgId>) {
+    tree_of(LruGenConfig { v6_12: true, memcg_lru: form, ..LruGenConfig::default() }, sizes, lows)
+}
+
+/// [`tree`] with the lruvecs' MGLRU flags `lru_gen`.
+fn tree_of(lru_gen: LruGenConfig, sizes: &[u32], lows: &[u64]) -> (Mm, TreePolicy, Vec<CgId>) {
     let total: u32 = sizes.iter().sum();
     let mut mm = Mm::new(total + 256, 0);
     let groups: Vec<CgId> = (0..sizes.len()).map(|i| mm.cgroups.create(&format!("g{i}"))).collect();
-    let cfg = ReclaimConfig {
-        lru_gen: LruGenConfig { v6_12: true, memcg_lru: form, ..LruGenConfig::default() },
-        ..ReclaimConfig::default()
-    };
+    let cfg = ReclaimConfig { lru_gen, ..ReclaimConfig::default() };
     let lruvecs = (0..=sizes.len()).map(|_| Box::new(Mglru::new(cfg.clone())) as Box<dyn ReclaimPolicy>).collect();
     let mut tree = TreePolicy::new(lruvecs, false, 1);
     for ((&g, &pages), &low) in groups.iter().zip(sizes).zip(lows) {
@@ -118,6 +120,45 @@ fn v6_11_honours_memory_low_once_kswapd_has_calculated_it() {
     }
     assert_eq!(reclaim(&mut mm, &mut tree), [0, 64]);
     assert_eq!(mm.cgroups.get(groups[1]).events.low, 1);
+}
+
+/// v6.17 (`mglru_memcg_protection`): a group below its `memory.low` that
+/// the memcg LRU shrinks anyway (its second visit, a low event) scans only
+/// its unprotected share. B holds 4096 clean page-cache pages, all in
+/// generation 0, with `memory.low` 4096 (kswapd's aging pass calculates it:
+/// elow 4096, usage 4096). `get_nr_to_scan`: 4096 pages, less 4096 * 4096 /
+/// 4097 = 4095 protected, is 1, raised to `SWAP_CLUSTER_MAX` = 32, then
+/// `>> priority`: 32 at priority 0, 1 at 5, 0 at 6; `evict_folios` scans at
+/// most that many. Before v6.17 B gives a whole batch at any priority
+/// (`MIN_LRU_BATCH` = 64 isolated pages fill it before `nr_to_reclaim` 32
+/// stops the walk). Each `shrink_node` walks the memcg LRU once (the empty
+/// root: too small, to a tail; B: below low, first a tail, then shrunk), so
+/// B is shrunk by the first or the second walk.
+#[test]
+fn v6_17_scales_a_protected_groups_scan_by_its_unprotected_share() {
+    for (protection, priority, lost) in [(true, 0, 32), (true, 5, 1), (true, 6, 0), (false, 0, 64), (false, 6, 64)] {
+        let lru_gen = LruGenConfig {
+            v6_12: true,
+            memcg_lru: MemcgLruForm::V6_11,
+            proportional_protection: protection,
+            ..LruGenConfig::default()
+        };
+        let (mut mm, mut tree, groups) = tree_of(lru_gen, &[4096], &[4096]);
+        let b = groups[0];
+        tree.age_node(&mut mm, &mut ScanControl::new(Reclaimer::Kswapd, 0));
+        let mut walks = 0;
+        while mm.cgroups.get(b).events.low == 0 {
+            walks += 1;
+            assert!(walks <= 2, "B was not shrunk by two walks");
+            let mut sc = ScanControl::new(Reclaimer::Direct, 32);
+            sc.priority = priority;
+            tree.shrink_node(&mut mm, &mut sc, ENV, &mut Untimed);
+            // The low share scaled B's scan: a direct reclaimer would retry into it.
+            assert_eq!(sc.memcg_low_skipped, protection && mm.cgroups.get(b).events.low > 0);
+        }
+        tree.check_invariants(&mm);
+        assert_eq!(4096 - mm.cgroups.get(b).usage, lost, "protection {protection}, priority {priority}");
+    }
 }
 
 proptest! {

@@ -98,6 +98,29 @@ fn memory_high_reclaims_and_delays_the_group_without_global_pressure() {
     );
 }
 
+/// v5.8 `memory.swap.high`: a group held to 16M by `memory.max` swaps out
+/// about 16M of its 32M; with `memory.swap.high` 4M its swap passes the
+/// limit and its task sleeps the penalty (reclaim cannot lower swap): an
+/// overage of 3 (12M over 4M) owes far more than the 2 s cap per batch of
+/// charges, so a sleep is 2 s; it counts `swap.high` events (one per look:
+/// a payment over the cap looks 17 times, the first and 16 retries that
+/// reclaim nothing), and swaps no less.
+#[test]
+fn memory_swap_high_throttles_a_group_over_it() {
+    let web = ["anon:size=32M,pattern=zipf,ops=200000,cgroup=web"];
+    let base = [("memory", "256M"), ("swap", "ssd:256M"), ("cgroup.web.memory.max", "16M")];
+    let free = run_with(&base, &web);
+    let high = run_with(&[base[0], base[1], base[2], ("cgroup.web.memory.swap.high", "4M")], &web);
+    assert_eq!(event(&free, "web", "swap.high"), 0);
+    assert!(free.get("pswpout").unwrap() > 1024, "more than 4M swapped out");
+    assert!(event(&high, "web", "swap.high") > 0);
+    assert_eq!(event(&high, "web", "high"), 0, "memory.high is not involved");
+    assert!(high.get("pswpout").unwrap() >= free.get("pswpout").unwrap() / 2);
+    let slept = high.threads[0].reclaim_stall_ns - free.threads[0].reclaim_stall_ns;
+    assert!(slept >= 2_000_000_000, "{slept}");
+    assert!(high.threads[0].end_ns > free.threads[0].end_ns + slept / 2);
+}
+
 #[test]
 fn a_group_over_memory_max_is_oom_killed_and_the_other_finishes() {
     let settings = [

@@ -1,6 +1,6 @@
 //! The memory cgroup tree's settings: `cgroup.PATH.memory.FILE=VALUE` keys
 //! (`memory.max`, `memory.high`, `memory.low`, `memory.min`,
-//! `memory.swap.max`, `memory.zswap.max`, `memory.zswap.writeback`,
+//! `memory.swap.max`, `memory.swap.high`, `memory.zswap.max`, `memory.zswap.writeback`,
 //! `memory.oom.group`), and the `memory_recursiveprot`
 //! mount option (`cgroup.memory_recursiveprot`).
 
@@ -18,7 +18,8 @@ pub struct CgroupKnobs {
 }
 
 /// The interface files a `cgroup.PATH.memory.FILE` key may name.
-pub const FILES: &[&str] = &["max", "high", "low", "min", "swap.max", "zswap.max", "zswap.writeback", "oom.group"];
+pub const FILES: &[&str] =
+    &["max", "high", "low", "min", "swap.max", "swap.high", "zswap.max", "zswap.writeback", "oom.group"];
 
 /// The key forms `reclaimsim settings` lists: (key, default, meaning).
 pub const KEY_FORMS: &[(&str, &str, &str)] = &[
@@ -27,6 +28,7 @@ pub const KEY_FORMS: &[(&str, &str, &str)] = &[
     ("cgroup.PATH.memory.low", "0", "best-effort protection from reclaim (skipped until nothing else can be reclaimed)"),
     ("cgroup.PATH.memory.min", "0", "hard protection from reclaim"),
     ("cgroup.PATH.memory.swap.max", "max", "swap the group may use"),
+    ("cgroup.PATH.memory.swap.high", "max", "v5.8: swap throttling limit: over it, charging tasks sleep a penalty (as over memory.high, without reclaim), counted as memory.swap.events high"),
     ("cgroup.PATH.memory.zswap.max", "max", "v5.19: compressed memory the group may keep in zswap; a store over it writes one of the group's entries back first, and is refused if that fails"),
     ("cgroup.PATH.memory.zswap.writeback", "1", "v6.8: 0 keeps the group's pages out of the swap device: zswap never writes its entries back, and pages zswap refuses stay in memory"),
     ("cgroup.PATH.memory.oom.group", "0", "1: an OOM kill in the group kills every process of the group"),
@@ -47,6 +49,7 @@ pub const FIRST_KERNEL: &[(&str, Version)] = &[
     ("memory.high", v(4, 5)),
     ("memory.low", v(4, 5)),
     ("memory.swap.max", v(4, 5)),
+    ("memory.swap.high", v(5, 8)),
     ("memory.min", v(4, 18)),
     ("memory.oom.group", v(4, 19)),
     ("memory.pressure", v(4, 20)),
@@ -80,6 +83,7 @@ impl CgroupKnobs {
                 ("memory.max", true),
                 ("memory.min", l.min != defaults.min),
                 ("memory.oom.group", l.oom_group != defaults.oom_group),
+                ("memory.swap.high", l.swap_high != defaults.swap_high),
                 ("memory.zswap.max", l.zswap_max != defaults.zswap_max),
                 ("memory.zswap.writeback", l.zswap_writeback != defaults.zswap_writeback),
             ];
@@ -98,7 +102,7 @@ impl CgroupKnobs {
             return Ok(());
         }
         let (path, file) = rest.split_once(".memory.").ok_or_else(|| {
-            "a key cgroup.PATH.memory.FILE (PATH like batch or svc/db; FILE max, high, low, min, swap.max, zswap.max, zswap.writeback or oom.group) or cgroup.memory_recursiveprot"
+            "a key cgroup.PATH.memory.FILE (PATH like batch or svc/db; FILE max, high, low, min, swap.max, swap.high, zswap.max, zswap.writeback or oom.group) or cgroup.memory_recursiveprot"
                 .to_string()
         })?;
         if path.is_empty() || path.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
@@ -125,6 +129,7 @@ impl CgroupKnobs {
             "low" => limits.low = pages(value)?,
             "min" => limits.min = pages(value)?,
             "swap.max" => limits.swap_max = pages(value)?,
+            "swap.high" => limits.swap_high = pages(value)?,
             "zswap.max" => limits.zswap_max = pages(value)?,
             "zswap.writeback" => limits.zswap_writeback = knobs::parse_bool(value)?,
             "oom.group" => limits.oom_group = knobs::parse_bool(value)?,
@@ -148,6 +153,7 @@ impl CgroupKnobs {
                 ("low", l.low),
                 ("min", l.min),
                 ("swap.max", l.swap_max),
+                ("swap.high", l.swap_high),
                 ("zswap.max", l.zswap_max),
             ];
             for (f, v) in sizes {

@@ -151,7 +151,8 @@ impl Machine {
     }
 
     /// The end of `try_charge_memcg()` after `batch` pages went on `cg`'s
-    /// counters: if `cg` or an ancestor is over `memory.high`, the task owes
+    /// counters: if `cg` or an ancestor is over `memory.high` or
+    /// `memory.swap.high`, the task owes
     /// reclaim for the batch (`memcg_nr_pages_over_high`), paid at once when
     /// more than a batch is owed. Returns the stall paid now.
     fn note_over_high(&mut self, cg: CgId, batch: u64, now: Nanos) -> Nanos {
@@ -172,7 +173,8 @@ impl Machine {
     /// `mem_cgroup_handle_over_high()` for the running thread, whose pages
     /// are charged to `cg` (also run when a fault returns to user space):
     /// reclaim in every group over `memory.high`, then the penalty sleep
-    /// when the overage stays. Returns the stall (reclaim and sleep).
+    /// when the overage of `memory.high` or `memory.swap.high` stays.
+    /// Returns the stall (reclaim and sleep).
     pub(super) fn handle_over_high(&mut self, cg: CgId, now: Nanos) -> Nanos {
         let nr_pages = self.over_high.get_mut(self.numa.current).map_or(0, std::mem::take);
         if nr_pages == 0 {
@@ -196,7 +198,10 @@ impl Machine {
                 stall += cost;
             }
             let overage = self.mm.cgroups.max_overage(cg);
-            let penalty = high_delay_jiffies(nr_pages, overage, HZ).min(MEMCG_MAX_HIGH_DELAY_JIFFIES);
+            // v5.8: swap over memory.swap.high adds its own penalty (reclaim cannot lower it).
+            let swap_overage = self.mm.cgroups.swap_max_overage(cg);
+            let penalty = (high_delay_jiffies(nr_pages, overage, HZ) + high_delay_jiffies(nr_pages, swap_overage, HZ))
+                .min(MEMCG_MAX_HIGH_DELAY_JIFFIES);
             // A small overage is not worth a sleep.
             if penalty <= HZ / 100 {
                 return stall;

@@ -154,9 +154,17 @@ impl Cgroups {
         c.parent.is_some() && c.usage > c.limits.high
     }
 
-    /// True if `id` or an ancestor below the root is over `memory.high`.
+    /// True if `g` is a group below the root that is over its `memory.swap.high` (v5.8).
+    pub fn above_swap_high(&self, g: CgId) -> bool {
+        let c = self.get(g);
+        c.parent.is_some() && c.swap_usage > c.limits.swap_high
+    }
+
+    /// True if `id` or an ancestor below the root is over `memory.high` or
+    /// `memory.swap.high` (`try_charge_memcg()`: its task then owes reclaim
+    /// or a throttling sleep).
     pub fn over_high(&self, id: CgId) -> bool {
-        self.ancestors(id).any(|g| self.above_high(g))
+        self.ancestors(id).any(|g| self.above_high(g) || self.above_swap_high(g))
     }
 
     /// `mem_find_max_overage()`: the largest `(usage - high) / high` of `id`
@@ -167,6 +175,22 @@ impl Cgroups {
             .map(|g| calculate_overage(self.get(g).usage, self.get(g).limits.high))
             .max()
             .unwrap_or(0)
+    }
+
+    /// `swap_find_max_overage()` (v5.8): the largest `(swap - swap.high) /
+    /// swap.high` of `id` and its ancestors below the root, in 2^-20 units;
+    /// each group found over counts `high` in its `memory.swap.events`.
+    pub fn swap_max_overage(&mut self, id: CgId) -> u64 {
+        let mut max = 0;
+        for g in self.ancestors(id).filter(|&g| self.get(g).parent.is_some()).collect::<Vec<_>>() {
+            let c = self.get_mut(g);
+            let overage = calculate_overage(c.swap_usage, c.limits.swap_high);
+            if overage > 0 {
+                c.events.swap_high += 1;
+            }
+            max = max.max(overage);
+        }
+        max
     }
 }
 
@@ -292,5 +316,30 @@ mod tests {
         assert!(t.above_high(b) && t.above_high(a) && !t.above_high(CgId::ROOT));
         assert!(t.over_high(b));
         assert_eq!(t.max_overage(b), calculate_overage(6, 3));
+    }
+
+    /// v5.8 `memory.swap.high`: b (swap.high 100 slots) holds 150 slots, a
+    /// (swap.high 400) the same 150. Only b is over: overage 50 / 100 =
+    /// 2^19 in 2^-20 units, one `swap.high` event per look, none for a; at
+    /// HZ 250 a batch of 64 pages then owes (2^19)^2 * 250 >> (20 + 14) = 4000
+    /// jiffies (the caller caps it at 2 s). Its memory alone is under no
+    /// high, but the task owes the check all the same (`over_high`).
+    #[test]
+    fn swap_high_throttles_by_the_swap_overage_and_counts_its_events() {
+        let mut t = Cgroups::default();
+        let b = t.create("a/b");
+        let a = t.find("a").unwrap();
+        t.get_mut(a).limits.swap_high = 400;
+        t.get_mut(b).limits.swap_high = 100;
+        t.charge_swap(b, 100);
+        assert!(!t.over_high(b), "at swap.high is not over it");
+        assert_eq!(t.swap_max_overage(b), 0);
+        t.charge_swap(b, 50);
+        assert!(t.over_high(b) && t.above_swap_high(b) && !t.above_swap_high(a));
+        assert_eq!(t.swap_max_overage(b), 1 << 19);
+        assert_eq!(t.swap_max_overage(b), 1 << 19);
+        assert_eq!((t.get(b).events.swap_high, t.get(a).events.swap_high), (2, 0));
+        assert_eq!(t.max_overage(b), 0, "memory.high is not involved");
+        assert_eq!(high_delay_jiffies(64, 1 << 19, 250), 4000);
     }
 }

@@ -153,6 +153,11 @@ pub trait ReclaimPolicy {
         MemcgLruForm::Off
     }
 
+    /// `set_initial_priority()`: lowers the starting `sc.priority` of a root
+    /// reclaim of one node whose lists have `sizes` (MGLRU from v6.3).
+    /// Default: nothing.
+    fn set_initial_priority(&self, _mm: &Mm, _sc: &mut ScanControl, _sizes: LruSizes) {}
+
     /// `lruvec_is_sizable()`: the lruvec (of node `sc.nid`) holds enough
     /// evictable pages for a scan at `sc.priority` to be worth it; asked by
     /// the memcg LRU's walk only. Default: true.

@@ -100,6 +100,10 @@ impl ReclaimPolicy for NodedPolicy {
         self.lruvecs[0].memcg_lru()
     }
 
+    fn set_initial_priority(&self, mm: &Mm, sc: &mut ScanControl, sizes: LruSizes) {
+        self.lruvecs[0].set_initial_priority(mm, sc, sizes);
+    }
+
     /// The lruvec of node `sc.nid` (node 0 when unset).
     fn lruvec_is_sizable(&self, mm: &Mm, sc: &ScanControl) -> bool {
         self.lruvecs[sc.nid.unwrap_or(0) as usize].lruvec_is_sizable(mm, sc)

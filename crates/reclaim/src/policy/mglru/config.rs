@@ -30,6 +30,42 @@ pub struct LruGenConfig {
     /// `mglru_memcg_lru`: the per-node memcg LRU global reclaim walks over a
     /// cgroup tree (v6.3+, [`crate::memcg_lru`]); `Off`: tree order.
     pub memcg_lru: MemcgLruForm,
+    /// `mglru_memcg_protection` (v6.17, "mm: vmscan: apply proportional reclaim
+    /// pressure for memcg when MGLRU is enabled"): `get_nr_to_scan` scales a
+    /// group's scan by its `memory.min`/`memory.low` share as `get_scan_count`
+    /// does (`apply_proportional_protection`), and one `evict_folios` batch
+    /// scans at most what `get_nr_to_scan` asked for.
+    pub proportional_protection: bool,
+    /// `mglru_initial_priority`: root reclaim asking for at least
+    /// `MIN_LRU_BATCH` pages starts below `DEF_PRIORITY` when the node has
+    /// much to reclaim (`set_initial_priority()`, v6.3+).
+    pub initial_priority: InitialPriority,
+}
+
+/// `set_initial_priority()` as each kernel has it (knob `mglru_initial_priority`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialPriority {
+    /// Before v6.3: reclaim starts at `DEF_PRIORITY`.
+    Off,
+    /// v6.3 (e4dde56cd208, with the memcg LRU): the estimate clamped to `0..=DEF_PRIORITY`.
+    V6_3,
+    /// v6.11 (3f74e6bd3b84 "mm/mglru: fix overshooting shrinker memory"):
+    /// clamped to `DEF_PRIORITY / 2..=DEF_PRIORITY`.
+    V6_11,
+}
+
+impl InitialPriority {
+    /// Every form, oldest first.
+    pub const ALL: [InitialPriority; 3] = [InitialPriority::Off, InitialPriority::V6_3, InitialPriority::V6_11];
+
+    /// The knob's value for this form.
+    pub fn name(self) -> &'static str {
+        match self {
+            InitialPriority::Off => "off",
+            InitialPriority::V6_3 => "v6.3",
+            InitialPriority::V6_11 => "v6.11",
+        }
+    }
 }
 
 impl Default for LruGenConfig {
@@ -42,6 +78,8 @@ impl Default for LruGenConfig {
             rework_6_14: false,
             v6_12: false,
             memcg_lru: MemcgLruForm::Off,
+            proportional_protection: false,
+            initial_priority: InitialPriority::Off,
         }
     }
 }
@@ -109,6 +147,31 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
         get: |c| c.lru_gen.memcg_lru.name().into(),
         set: |c, v| {
             c.lru_gen.memcg_lru = MemcgLruForm::ALL.into_iter().find(|f| f.name() == v).ok_or("off, v6.3, v6.7 or v6.11")?;
+            Ok(())
+        },
+    },
+    bool_knob!(
+        "mglru_memcg_protection",
+        lru_gen.proportional_protection,
+        // "mm: vmscan: apply proportional reclaim pressure for memcg when MGLRU is enabled" (Koichiro Den, merged for v6.17).
+        History::since(6, 17),
+        "v6.17 MGLRU: a group's scan is scaled by its memory.min/low share (apply_proportional_protection in get_nr_to_scan) and one eviction batch scans at most nr_to_scan pages"
+    ),
+    Knob {
+        key: "mglru_initial_priority",
+        help: "MGLRU set_initial_priority(): root reclaim for at least 64 pages (kswapd) starts at the priority where the node's inactive pages >> priority cover nr_to_reclaim: off (<v6.3, DEF_PRIORITY), v6.3 (clamped to 0..12), v6.11 (clamped to 6..12)",
+        kind: Kind::Choice,
+        history: History::Forms(&[
+            (Version::new(6, 1), "off"),
+            // e4dde56cd208 "mm: multi-gen LRU: per-node lru_gen_folio lists" added it to lru_gen_shrink_node().
+            (Version::new(6, 3), "v6.3"),
+            // 3f74e6bd3b84 "mm/mglru: fix overshooting shrinker memory" (July 2024, with 30d77b7eef01).
+            (Version::new(6, 11), "v6.11"),
+        ]),
+        get: |c| c.lru_gen.initial_priority.name().into(),
+        set: |c, v| {
+            c.lru_gen.initial_priority =
+                InitialPriority::ALL.into_iter().find(|f| f.name() == v).ok_or("off, v6.3 or v6.11")?;
             Ok(())
         },
     },

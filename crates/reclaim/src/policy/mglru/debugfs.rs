@@ -10,7 +10,7 @@
 //! machine of several nodes the listing shows each node's lruvec in turn, and
 //! a write runs on each lruvec the commands that name its node, node by node.
 
-use super::gens::{gen_from_seq, ANON, FILE, MAX_NR_GENS, MIN_NR_GENS};
+use super::gens::{gen_from_seq, ANON, FILE, MAX_LRU_BATCH, MAX_NR_GENS, MIN_NR_GENS};
 use super::pid::MAX_SWAPPINESS;
 use super::Mglru;
 use crate::control::ScanControl;
@@ -189,7 +189,10 @@ impl Mglru {
             if seq < self.lrugen.min_seq[first] || sc.nr_reclaimed >= nr_to_reclaim {
                 return Ok(());
             }
-            if self.evict_folios(mm, sc, env, swappiness.min(MAX_SWAPPINESS)) == 0 {
+            // v6.17 limits each batch to what is left of nr_to_reclaim.
+            let budget =
+                if self.cfg.lru_gen.proportional_protection { nr_to_reclaim - sc.nr_reclaimed } else { MAX_LRU_BATCH };
+            if self.evict_folios(mm, sc, env, swappiness.min(MAX_SWAPPINESS), budget) == 0 {
                 return Ok(());
             }
         }

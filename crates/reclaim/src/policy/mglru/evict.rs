@@ -73,14 +73,15 @@ impl Mglru {
         self.scratch.push(pfn);
     }
 
-    /// `scan_folios()`: returns the pages looked at, or 0 if nothing could be isolated.
-    fn scan_folios(&mut self, mm: &mut Mm, sc: &mut ScanControl, ty: usize, tier_idx: usize) -> u64 {
+    /// `scan_folios()`: looks at up to `budget` pages (at most `MAX_LRU_BATCH`);
+    /// returns the pages looked at, or 0 if nothing could be isolated.
+    fn scan_folios(&mut self, mm: &mut Mm, sc: &mut ScanControl, ty: usize, tier_idx: usize, budget: u64) -> u64 {
         if self.lrugen.nr_gens(ty) == MIN_NR_GENS {
             return 0;
         }
         let gen = gen_from_seq(self.lrugen.min_seq[ty]);
         let (mut scanned, mut sorted, mut isolated) = (0, 0, 0);
-        let mut remaining = MAX_LRU_BATCH;
+        let mut remaining = budget.min(MAX_LRU_BATCH);
         while let Some(pfn) = self.lrugen.list(gen, ty).tail() {
             scanned += 1;
             if self.sort_folio(mm, pfn, tier_idx) {
@@ -117,7 +118,7 @@ impl Mglru {
 
     /// `isolate_folios()`: choose the type (and tier threshold), then scan; the
     /// other type is tried if the first yields nothing. Returns (scanned, type).
-    fn isolate_folios(&mut self, mm: &mut Mm, sc: &mut ScanControl, swappiness: u32) -> (u64, usize) {
+    fn isolate_folios(&mut self, mm: &mut Mm, sc: &mut ScanControl, swappiness: u32, budget: u64) -> (u64, usize) {
         let min_seq = self.lrugen.min_seq;
         let (mut ty, mut tier) = if self.refs.rework {
             let ty = if swappiness == 0 { FILE } else { self.pid.type_to_scan_v614(swappiness) };
@@ -137,7 +138,7 @@ impl Mglru {
         let first = (swappiness == 0) as usize;
         for _ in first..2 {
             let idx = tier.unwrap_or_else(|| self.pid.tier_idx(ty, self.refs.rework));
-            let scanned = self.scan_folios(mm, sc, ty, idx);
+            let scanned = self.scan_folios(mm, sc, ty, idx, budget);
             if scanned > 0 {
                 return (scanned, ty);
             }
@@ -172,9 +173,17 @@ impl Mglru {
         success
     }
 
-    /// `evict_folios()`: one batch. Returns the pages scanned (0 = no progress).
-    pub(super) fn evict_folios(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, swappiness: u32) -> u64 {
-        let (mut scanned, ty) = self.isolate_folios(mm, sc, swappiness);
+    /// `evict_folios()`: one batch of at most `budget` pages looked at (v6.17;
+    /// before, always `MAX_LRU_BATCH`). Returns the pages scanned (0 = no progress).
+    pub(super) fn evict_folios(
+        &mut self,
+        mm: &mut Mm,
+        sc: &mut ScanControl,
+        env: PageoutEnv,
+        swappiness: u32,
+        budget: u64,
+    ) -> u64 {
+        let (mut scanned, ty) = self.isolate_folios(mm, sc, swappiness, budget);
         scanned += self.try_to_inc_min_seq(swappiness != 0) as u64;
         let check = if swappiness != 0 { ANON } else { FILE };
         if self.lrugen.nr_gens(check) == MIN_NR_GENS {

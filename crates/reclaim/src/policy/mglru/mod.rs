@@ -130,9 +130,9 @@ impl Mglru {
         self.try_to_inc_max_seq(mm, max_seq, can_swap, force_scan, sc.now_ns, &mut sc.work)
     }
 
-    /// One eviction batch (`evict_folios`); returns pages scanned.
+    /// One eviction batch (`evict_folios`) of up to `MAX_LRU_BATCH` pages; returns pages scanned.
     pub fn evict(&mut self, mm: &mut Mm, sc: &mut ScanControl, env: PageoutEnv, swappiness: u32) -> u64 {
-        self.evict_folios(mm, sc, env, swappiness)
+        self.evict_folios(mm, sc, env, swappiness, gens::MAX_LRU_BATCH)
     }
 
     /// `lru_gen_folio_seq()`: the generation a page joins (v6.14 by its
@@ -208,6 +208,10 @@ impl ReclaimPolicy for Mglru {
         if sc.reclaimer == Reclaimer::Direct && (!sc.may_unmap || !sc.may_writepage) {
             return;
         }
+        // Root reclaim of the node's own lruvec (in a tree the memcg LRU's walk sets it for the node).
+        if !sc.reclaimer.is_cgroup() && !mm.cgroups.enabled() {
+            self.set_initial_priority(mm, sc, self.lru_sizes());
+        }
         self.shrink_lruvec(mm, sc, env, clock);
     }
 
@@ -255,6 +259,10 @@ impl ReclaimPolicy for Mglru {
 
     fn lruvec_is_sizable(&self, mm: &Mm, sc: &ScanControl) -> bool {
         self.is_sizable(mm, sc)
+    }
+
+    fn set_initial_priority(&self, mm: &Mm, sc: &mut ScanControl, sizes: LruSizes) {
+        shrink::set_initial_priority(self.cfg.lru_gen.initial_priority, mm, sc, sizes);
     }
 
     fn control(

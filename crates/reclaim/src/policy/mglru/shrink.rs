@@ -7,13 +7,46 @@
 //! default priority). Eviction runs `evict_folios` batches until
 //! `nr_to_scan = pages >> priority` were scanned or enough were reclaimed.
 
-use super::gens::{gen_from_seq, ANON, FILE, MIN_LRU_BATCH, MIN_NR_GENS};
+use super::config::InitialPriority;
+use super::gens::{gen_from_seq, ANON, FILE, MAX_LRU_BATCH, MIN_LRU_BATCH, MIN_NR_GENS};
 use super::Mglru;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::pageout::PageoutEnv;
+use crate::policy::LruSizes;
 use crate::DEF_PRIORITY;
 use mm::Mm;
+
+/// `set_initial_priority()` (v6.3+, `mglru_initial_priority`), at the start of
+/// a node's root reclaim (`lru_gen_shrink_node()`): a reclaim at
+/// `DEF_PRIORITY` that wants at least `MIN_LRU_BATCH` pages (kswapd's; direct
+/// reclaim wants 32) starts where the node's inactive pages `>> priority`
+/// would about cover what it wants, on the kernel's assumption that the
+/// inactive share of a scan is what it reclaims: `fls(inactive) - 1 -
+/// fls(nr_to_reclaim - 1)` (the pages rounded down and the want rounded up
+/// to powers of two), clamped to `0..=12` (v6.3) or `6..=12` (v6.11).
+/// `sizes` are the node's lists (every group's); anon counts while swap has
+/// a free slot (`can_reclaim_anon_pages()` for the root).
+///
+/// S-MG6: v6.11+ also calls it at the top of `lru_gen_age_node()` with the
+/// want of kswapd's pass before; the model's scan control starts each pass
+/// wanting nothing, so only the call where the pass reclaims counts.
+pub fn set_initial_priority(form: InitialPriority, mm: &Mm, sc: &mut ScanControl, sizes: LruSizes) {
+    let floor = match form {
+        InitialPriority::Off => return,
+        InitialPriority::V6_3 => 0,
+        InitialPriority::V6_11 => DEF_PRIORITY / 2,
+    };
+    if sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
+        return;
+    }
+    let fls = |x: u64| (u64::BITS - x.leading_zeros()) as i32;
+    let mut reclaimable = sizes.inactive_file;
+    if mm.swap.nr_free() > 0 {
+        reclaimable += sizes.inactive_anon;
+    }
+    sc.priority = (fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1)).clamp(floor, DEF_PRIORITY);
+}
 
 impl Mglru {
     /// `get_swappiness()`: 0 without usable swap (fewer than 64 free slots).
@@ -25,8 +58,9 @@ impl Mglru {
         }
     }
 
-    /// `should_run_aging()`: (aging needed, pages eligible `>> priority`).
-    pub(super) fn should_run_aging(&self, can_swap: bool, priority: i32) -> (bool, u64) {
+    /// `should_run_aging()`: (aging needed, pages eligible); callers shift
+    /// the pages by the priority.
+    pub(super) fn should_run_aging(&self, can_swap: bool) -> (bool, u64) {
         let g = &self.lrugen;
         let first = if can_swap { ANON } else { FILE };
         let max_seq = g.max_seq;
@@ -44,15 +78,14 @@ impl Mglru {
         }
         // v6.1 computes the scan size before the generation tests: a direct
         // reclaimer that had to age with two generations left still evicts.
-        let nr_to_scan = total >> priority;
         if g.min_seq[first] + MIN_NR_GENS > max_seq {
-            return (true, nr_to_scan);
+            return (true, total);
         }
         if g.min_seq[first] + MIN_NR_GENS < max_seq {
-            return (false, nr_to_scan);
+            return (false, total);
         }
         // Three generations: age if the youngest is too big or the middle one too small.
-        (young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total, nr_to_scan)
+        (young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total, total)
     }
 
     /// `lruvec_is_sizable()` (v6.3+): the evictable types' pages `>> priority`
@@ -72,9 +105,20 @@ impl Mglru {
         sc.mglru_aged_nodes |= 1 << self.node.unwrap_or(0);
     }
 
+    /// v6.17 (`mglru_memcg_protection`): `total` scaled by the group's
+    /// protection (`apply_proportional_protection()`); before, `total`.
+    fn protect(&self, mm: &Mm, sc: &mut ScanControl, total: u64) -> u64 {
+        if self.cfg.lru_gen.proportional_protection {
+            crate::tree::apply_proportional_protection(mm, sc, total)
+        } else {
+            total
+        }
+    }
+
     /// `get_nr_to_scan()`.
     fn get_nr_to_scan(&mut self, mm: &mut Mm, sc: &mut ScanControl, can_swap: bool) -> u64 {
-        let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        let (need_aging, total) = self.should_run_aging(can_swap);
+        let nr_to_scan = self.protect(mm, sc, total) >> sc.priority;
         if !need_aging {
             return nr_to_scan;
         }
@@ -98,14 +142,17 @@ impl Mglru {
     }
 
     /// v6.12 `get_nr_to_scan()`: `None` when the lruvec needed aging below the
-    /// default priority: it is aged and left for this priority.
+    /// default priority: it is aged and left for this priority. From v6.17
+    /// (`mglru_memcg_protection`) the group's protection scales the pages
+    /// first, as `get_scan_count()` scales each list.
     fn get_nr_to_scan_6_12(&mut self, mm: &mut Mm, sc: &mut ScanControl, can_swap: bool) -> Option<u64> {
-        let (need_aging, mut nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        let (need_aging, mut total) = self.should_run_aging(can_swap);
         // v6.12 (unlike v6.1) has nothing to scan when out of cold generations.
         let first = if can_swap { ANON } else { FILE };
         if self.lrugen.min_seq[first] + MIN_NR_GENS > self.lrugen.max_seq {
-            nr_to_scan = 0;
+            total = 0;
         }
+        let nr_to_scan = self.protect(mm, sc, total) >> sc.priority;
         if !need_aging || sc.priority == DEF_PRIORITY {
             return Some(nr_to_scan);
         }
@@ -142,7 +189,9 @@ impl Mglru {
             if nr_to_scan == 0 {
                 break;
             }
-            let delta = self.evict_folios(mm, sc, env, swappiness);
+            // v6.17: a batch scans at most nr_to_scan pages.
+            let budget = if self.cfg.lru_gen.proportional_protection { nr_to_scan } else { MAX_LRU_BATCH };
+            let delta = self.evict_folios(mm, sc, env, swappiness, budget);
             clock.pass_time(mm, self, sc);
             if delta == 0 {
                 break;
@@ -162,7 +211,8 @@ impl Mglru {
     /// the oldest generation; if it does, it asks for the OOM killer (`sc.oom`).
     pub(super) fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         let can_swap = self.get_swappiness(mm, sc) != 0;
-        let (need_aging, nr_to_scan) = self.should_run_aging(can_swap, sc.priority);
+        let (need_aging, total) = self.should_run_aging(can_swap);
+        let nr_to_scan = total >> sc.priority;
         let min_ttl_ns = self.cfg.lru_gen.min_ttl_ms * 1_000_000;
         if min_ttl_ns > 0 {
             let birth = self.lrugen.timestamps[gen_from_seq(self.lrugen.min_seq[FILE])];
