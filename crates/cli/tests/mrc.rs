@@ -63,14 +63,15 @@ fn each_point_is_the_run_at_its_size_on_any_number_of_threads() {
 }
 
 /// The trace is decoded once and held for the sizes' runs: read from standard
-/// input (which can be read only once) the curve is the file's.
+/// input (which can be read only once) the curve is the file's, its OPT
+/// curve too (`--opt` reads it once more).
 #[test]
 fn a_trace_on_standard_input_gives_the_files_curve() {
     use std::io::Write;
     let d = common::scratch("mrc-stdin");
     let t = d.join("multi1.rtrace");
     ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), arg(&t)]);
-    let sizes = ["--sizes", "256K,1M,2M", "--set", "swap=none", "--csv"];
+    let sizes = ["--sizes", "256K,1M,2M", "--set", "swap=none", "--opt", "--csv"];
     let (from_file, from_stdin) = (d.join("file.csv"), d.join("stdin.csv"));
     ok(&[&["mrc", "--trace", arg(&t)][..], &sizes, &[arg(&from_file)]].concat());
     let mut child = common::command()
@@ -83,6 +84,7 @@ fn a_trace_on_standard_input_gives_the_files_curve() {
     assert!(child.wait().unwrap().success());
     assert_eq!(rows(&from_stdin), rows(&from_file));
     assert_eq!(rows(&from_file).len(), 3);
+    assert_eq!(rows(&from_stdin)[1]["opt_misses"], "7512");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
