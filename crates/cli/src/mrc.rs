@@ -145,17 +145,26 @@ pub fn mrc(a: MrcArgs) -> Result<()> {
     let req = MrcRequest { base, trace: a.trace.clone(), sizes: sizes.clone(), sample };
     let pages: Vec<u64> = sizes.iter().map(|s| s / mm::PAGE_SIZE).collect();
     let started = Instant::now();
-    // A trace on standard input read by more than one pass is held whole, once.
-    let stdin = Path::new("-");
-    let held = match &a.trace {
-        Some(t) if t == stdin && (a.opt || a.verify) => Some(mrc::hold(t).map_err(|e| usage(e.0))?),
+    // A compressed trace, or one on standard input, is decoded once to an
+    // uncompressed scratch file that every pass reads (the runs, the LRU and
+    // OPT pass, the full runs of --verify): not decompressed once per run, and
+    // the memory stays bounded whatever the trace's length.
+    let scratch = match &a.trace {
+        Some(t) if t == Path::new("-") || experiment::trace_header(t).is_ok_and(|h| h.compressed) => {
+            Some((t, Scratch::new(None, "trace")?))
+        }
         _ => None,
     };
+    let held = match scratch {
+        Some((t, (s, f))) => Some((mrc::hold_in_file(t, f, s.reopen_path()).map_err(|e| usage(e.0))?, s)),
+        None => None,
+    };
+    let held = held.as_ref().map(|(h, _)| h);
     // With --opt, the exact LRU and OPT curves come from one more pass over the whole
     // trace, beside the runs; otherwise the LRU pass is one of the curve's jobs.
     let (curve, reference) = std::thread::scope(|s| {
-        let r = a.trace.as_deref().filter(|_| a.opt).map(|t| s.spawn(|| reference(t, held.as_ref(), &pages, jobs)));
-        let curve = mrc::curve_of(&req, held.as_ref(), jobs, !a.opt);
+        let r = a.trace.as_deref().filter(|_| a.opt).map(|t| s.spawn(|| reference(t, held, &pages, jobs)));
+        let curve = mrc::curve_of(&req, held, jobs, !a.opt);
         (curve, r.map(|h| h.join().expect("the reference pass does not panic")))
     });
     let curve = curve.map_err(|e| usage(e.0))?;
@@ -168,7 +177,7 @@ pub fn mrc(a: MrcArgs) -> Result<()> {
     let runs_wall = started.elapsed().as_secs_f64();
     let full = if a.verify {
         let t = Instant::now();
-        let full = mrc::curve_of(&MrcRequest { sample: None, ..req.clone() }, held.as_ref(), jobs, false)
+        let full = mrc::curve_of(&MrcRequest { sample: None, ..req.clone() }, held, jobs, false)
             .map_err(|e| usage(e.0))?
             .points
             .into_iter()

@@ -174,9 +174,15 @@ impl Scratch {
 
     /// A new reader of the whole scratch file, from its start.
     fn open(&self) -> Result<File> {
+        let fd = self.reopen_path();
+        File::open(&fd).with_context(|| format!("reopening scratch file {} as {}", self.label, fd.display()))
+    }
+
+    /// The name that opens the file again, from its start (`/proc/self/fd/N`,
+    /// valid while this handle lives).
+    pub(crate) fn reopen_path(&self) -> PathBuf {
         use std::os::fd::AsRawFd;
-        let fd = format!("/proc/self/fd/{}", self.file.as_raw_fd());
-        File::open(&fd).with_context(|| format!("reopening scratch file {} as {fd}", self.label))
+        PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()))
     }
 
     fn create(near: Option<&Path>, tag: &str) -> Result<(PathBuf, File)> {

@@ -13,7 +13,8 @@
 use crate::request::{prepare, InputError, Request};
 use crate::trace_input::open_trace;
 use engine::config::format_size;
-use std::io::{Cursor, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Cursor, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -94,23 +95,40 @@ impl Point {
 /// A trace held in memory, uncompressed, shared by the runs.
 type Shared = Arc<[u8]>;
 
-/// A trace held in memory, uncompressed, that every run of a curve replays:
+/// A trace held decoded, uncompressed, that every run of a curve replays:
 /// decoded once instead of once per size (a zstd trace's decompression was a
-/// twentieth of a 20-size curve of LIRS multi1), the sample of sampled mode,
-/// or a trace on standard input, which can be read only once.
+/// twentieth of a 20-size curve of LIRS multi1, and a fifth of one of a 10M
+/// references), the sample of sampled mode, or a trace on standard input,
+/// which can be read only once.
 #[derive(Clone)]
 pub struct Held {
-    bytes: Shared,
+    copy: Copy,
     /// Names it in errors.
     label: String,
     /// References of the whole trace, in sampled mode.
     full_refs: Option<u64>,
 }
 
+/// Where a held trace is kept.
+#[derive(Clone)]
+enum Copy {
+    /// In memory.
+    Memory(Shared),
+    /// In a file the caller gave ([`hold_in_file`]), opened anew by each reader.
+    File(PathBuf),
+}
+
 impl Held {
     /// A reader over the held trace, from its first record.
-    fn reader(&self) -> Result<TraceReader<Cursor<Shared>>, InputError> {
-        TraceReader::open(Cursor::new(self.bytes.clone()), &self.label).map_err(|e| InputError(e.to_string()))
+    fn reader(&self) -> Result<TraceReader<Box<dyn BufRead + Send>>, InputError> {
+        let input: Box<dyn BufRead + Send> = match &self.copy {
+            Copy::Memory(bytes) => Box::new(Cursor::new(bytes.clone())),
+            Copy::File(path) => Box::new(BufReader::with_capacity(
+                1 << 16,
+                File::open(path).map_err(|e| InputError(format!("{}: {e}", self.label)))?,
+            )),
+        };
+        TraceReader::open(input, &self.label).map_err(|e| InputError(e.to_string()))
     }
 }
 
@@ -137,27 +155,36 @@ impl Write for Capped {
     }
 }
 
-/// The trace at `path` (`-`: standard input) decoded into memory uncompressed
-/// (record for record), if it decodes to at most `limit` bytes.
-fn decode(path: &Path, limit: usize) -> Result<Held, InputError> {
+/// Copies the trace at `path` (`-`: standard input) to `out` uncompressed,
+/// record for record; returns `out`.
+fn decode_into<W: Write>(path: &Path, out: W) -> Result<W, InputError> {
     let mut reader = open_trace(path)?;
-    let label = path.display().to_string();
     let bad = |e: trace::TraceError| InputError(e.to_string());
     let mut header = reader.header().clone();
     header.compressed = false;
-    let mut w = TraceWriter::new(Capped(Vec::new(), limit), header, 0, &label).map_err(bad)?;
+    let mut w = TraceWriter::new(out, header, 0, &path.display().to_string()).map_err(bad)?;
     while let Some(r) = reader.next_record().map_err(bad)? {
         w.write(&r).map_err(bad)?;
     }
-    Ok(Held { bytes: w.finish().map_err(bad)?.0.into(), label, full_refs: None })
+    w.finish().map_err(bad)
 }
 
-/// The whole trace at `path` (`-`: standard input) held in memory, whatever
-/// its length: for a trace on standard input read by more than one pass (the
-/// runs, the LRU and OPT pass, `--verify`'s full runs), given to
-/// [`curve_of`] and [`lru_curve_of`].
-pub fn hold(path: &Path) -> Result<Held, InputError> {
-    decode(path, usize::MAX)
+/// The trace at `path` (`-`: standard input) decoded into memory, if it
+/// decodes to at most `limit` bytes.
+fn decode(path: &Path, limit: usize) -> Result<Held, InputError> {
+    let Capped(bytes, _) = decode_into(path, Capped(Vec::new(), limit))?;
+    Ok(Held { copy: Copy::Memory(bytes.into()), label: path.display().to_string(), full_refs: None })
+}
+
+/// The whole trace at `path` (`-`: standard input) decoded once into `file`,
+/// which `reopen` opens again from its start for each reader: a compressed
+/// trace too long to hold in memory is then decompressed once, not once per
+/// run, and the memory stays bounded. The caller owns the file (a scratch
+/// file); the label of errors is `path`'s.
+pub fn hold_in_file(path: &Path, file: File, reopen: PathBuf) -> Result<Held, InputError> {
+    let out = decode_into(path, BufWriter::with_capacity(1 << 16, file))?;
+    out.into_inner().map_err(|e| InputError(format!("{}: decoding to {}: {e}", path.display(), reopen.display())))?;
+    Ok(Held { copy: Copy::File(reopen), label: path.display().to_string(), full_refs: None })
 }
 
 /// Runs `f(0..n)` on up to `jobs` threads, each taking the next index; results in index order.
@@ -182,14 +209,14 @@ pub fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -
 /// The sampled trace: the references of `reader`'s trace to the pages `s`
 /// keeps, held in memory uncompressed with the number of references of the
 /// whole trace.
-fn sample_of<R: std::io::BufRead>(mut reader: TraceReader<R>, of: &str, s: PageSample) -> Result<Held, InputError> {
+fn sample_of<R: BufRead>(mut reader: TraceReader<R>, of: &str, s: PageSample) -> Result<Held, InputError> {
     let label = format!("{of} (sampled)");
     let bad = |e: trace::TraceError| InputError(e.to_string());
     let mut header = reader.header().clone();
     header.compressed = false;
     let mut w = TraceWriter::new(Vec::new(), header, 0, &label).map_err(bad)?;
     let (_, all) = sample::filter(&mut reader, &mut w, s).map_err(bad)?;
-    Ok(Held { bytes: w.finish().map_err(bad)?.into(), label, full_refs: Some(all) })
+    Ok(Held { copy: Copy::Memory(w.finish().map_err(bad)?.into()), label, full_refs: Some(all) })
 }
 
 /// A computed curve.
@@ -237,8 +264,8 @@ pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputErr
     curve_of(req, None, jobs, lru)
 }
 
-/// [`curve`], replaying `full` (the whole of `req`'s trace, [`hold`]) instead
-/// of opening the trace again when given.
+/// [`curve`], replaying `full` (the whole of `req`'s trace, [`hold_in_file`])
+/// instead of opening the trace again when given.
 pub fn curve_of(req: &MrcRequest, full: Option<&Held>, jobs: usize, lru: bool) -> Result<Curve, InputError> {
     if req.sizes.is_empty() {
         return Err(InputError("no memory sizes given".into()));
@@ -251,7 +278,7 @@ pub fn curve_of(req: &MrcRequest, full: Option<&Held>, jobs: usize, lru: bool) -
         (Some(f), _, None) => Some(f.clone()),
         (None, Some(t), Some(s)) => Some(sample_of(open_trace(t)?, &t.display().to_string(), s)?),
         // Standard input can be read only once: held whatever its size.
-        (None, Some(t), None) if t == Path::new("-") => Some(hold(t)?),
+        (None, Some(t), None) if t == Path::new("-") => Some(decode(t, usize::MAX)?),
         // An uncompressed file is read as fast as a copy in memory.
         (None, Some(t), None) if crate::trace_header(t).is_ok_and(|h| h.compressed) => decode(t, IN_MEMORY_MAX).ok(),
         (None, _, _) => None,
@@ -397,7 +424,7 @@ pub fn lru_curve_of(held: &Held, pages: &[u64], tap: Option<&mut dyn Write>) -> 
 }
 
 /// [`lru_curve`] of an opened trace.
-fn lru_misses<R: std::io::BufRead>(
+fn lru_misses<R: BufRead>(
     mut reader: TraceReader<R>,
     pages: &[u64],
     mut tap: Option<&mut dyn Write>,
@@ -446,7 +473,7 @@ mod tests {
         records.iter().for_each(|r| w.write(r).unwrap());
         std::fs::write(&path, w.finish().unwrap()).unwrap();
         let held = decode(&path, 1 << 20).expect("held");
-        let mut r = TraceReader::open(Cursor::new(held.bytes.clone()), "held").unwrap();
+        let mut r = held.reader().unwrap();
         assert!(!r.header().compressed);
         let mut back = Vec::new();
         while let Some(rec) = r.next_record().unwrap() {
