@@ -50,13 +50,20 @@ fn each_point_is_the_run_at_its_size_on_any_number_of_threads() {
     let c = &curves[0];
     let col = |k: &str| c.iter().map(|r| r[k].parse::<u64>().unwrap()).collect::<Vec<_>>();
     assert_eq!(col("memory_pages"), [64, 256, 512, 128]);
-    // The point at 1M is `run --trace` at memory=1M (docs/traces.md), with Belady's 7,512
+    // Each point is `run --trace` at its size (the 1M one is docs/traces.md's), though
+    // the curve's runs replay one uncompressed copy of the zstd trace; Belady's 7,512
     // and LRU's 9,031 at 256 pages.
-    let j = d.join("run.json");
-    ok(&["run", "-q", "--trace", arg(&t), "--set", "memory=1M", "--set", "swap=none", "--json", arg(&j)]);
-    let run = common::read_json(&j);
-    assert_eq!(col("faults")[1], run["faults"].as_u64().unwrap());
-    assert_eq!(col("refaults")[1], run["vmstat"]["workingset_refault_file"].as_u64().unwrap());
+    assert!(experiment::trace_header(&t).unwrap().compressed);
+    for (i, size) in ["256K", "1M", "2M", "512K"].into_iter().enumerate() {
+        let j = d.join(format!("run-{size}.json"));
+        let memory = format!("memory={size}");
+        ok(&["run", "-q", "--trace", arg(&t), "--set", &memory, "--set", "swap=none", "--json", arg(&j)]);
+        let run = common::read_json(&j);
+        let vm = |k: &str| run["vmstat"][k].as_u64().unwrap();
+        assert_eq!(col("faults")[i], run["faults"].as_u64().unwrap(), "{size}");
+        assert_eq!(col("refaults")[i], vm("workingset_refault_anon") + vm("workingset_refault_file"), "{size}");
+        assert_eq!(col("swapins")[i], vm("pswpin"), "{size}");
+    }
     assert_eq!((col("opt_misses")[1], col("lru_misses")[1]), (7512, 9031));
     assert!(col("refs").iter().all(|&r| r == 15_858));
     std::fs::remove_dir_all(&d).unwrap();
