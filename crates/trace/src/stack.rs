@@ -10,9 +10,9 @@
 //! time-ordered slot array, one bit per slot; the distance is the number of
 //! markers after the page's slot. The bits of a group of 512 slots (one
 //! 64-byte line) are counted with `popcount`, and a Fenwick tree over the
-//! groups' counts gives the markers of all the groups before, O(log n): both
-//! a few kilobytes per million slots, where a tree over the slots themselves
-//! took megabytes of cache misses per reference. When the slot array fills,
+//! groups' counts gives the markers of all the groups before, O(log n): per
+//! million slots 125 KB of bits and an 8 KB tree, where a tree over the slots
+//! themselves (4 MB) missed the caches at each step. When the slot array fills,
 //! live markers are renumbered into the front, so memory stays
 //! O(distinct pages), independent of the trace length.
 
