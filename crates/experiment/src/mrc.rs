@@ -97,8 +97,8 @@ type Shared = Arc<[u8]>;
 
 /// A trace held decoded, uncompressed, that every run of a curve replays:
 /// decoded once instead of once per size (a zstd trace's decompression was a
-/// twentieth of a 20-size curve of LIRS multi1, and a fifth of one of a 10M
-/// references), the sample of sampled mode, or a trace on standard input,
+/// twentieth of a 20-size curve of LIRS multi1, and about a seventh of one of
+/// 10M references), the sample of sampled mode, or a trace on standard input,
 /// which can be read only once.
 #[derive(Clone)]
 pub struct Held {
