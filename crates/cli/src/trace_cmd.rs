@@ -544,9 +544,7 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
         events.finish()?;
     }
     let status = trace_run.outcome().map_err(|e| usage(e.0))?;
-    // Pages brought into memory on demand: every allocation (first touch,
-    // swap-in, page-cache read) except swap readahead's prefetches.
-    let faults = report.get("pgalloc_normal").unwrap_or(0).saturating_sub(report.get("swap_ra").unwrap_or(0));
+    let faults = report.demand_faults();
     // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
     let config = &info.config;
     let limit = if config.memcg.limit_bytes > 0 {

@@ -69,6 +69,31 @@ fn each_point_is_the_run_at_its_size_on_any_number_of_threads() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// Faults count the allocations of every zone: with the x86-64 layout a
+/// machine under 3G has no Normal zone, and `pgalloc_normal` alone was 0.
+#[test]
+fn faults_count_every_zones_allocations() {
+    let d = common::scratch("mrc-zones");
+    let t = d.join("multi1.rtrace");
+    ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), arg(&t)]);
+    let csv = d.join("z.csv");
+    let zones = ["--set", "swap=none", "--set", "zones=x86_64"];
+    ok(&[&["mrc", "--trace", arg(&t), "--sizes", "1M,64M", "--csv", arg(&csv)][..], &zones].concat());
+    for (row, size) in rows(&csv).iter().zip(["1M", "64M"]) {
+        let j = d.join(format!("{size}.json"));
+        let memory = format!("memory={size}");
+        ok(&[&["run", "-q", "--trace", arg(&t), "--set", &memory, "--json", arg(&j)][..], &zones].concat());
+        let run = common::read_json(&j);
+        let vm = |k: &str| run["vmstat"][k].as_u64().unwrap();
+        let allocs = vm("pgalloc_dma") + vm("pgalloc_dma32") + vm("pgalloc_normal") + vm("pgalloc_movable");
+        assert_eq!(vm("pgalloc_normal"), 0, "{size}: no Normal zone under 3G");
+        assert_eq!(run["faults"].as_u64().unwrap(), allocs - vm("swap_ra"), "{size}");
+        assert_eq!(row["faults"], run["faults"].to_string(), "{size}");
+        assert!(allocs >= 2606, "{size}: every page of multi1 at least once");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 /// The trace is decoded once and held for the sizes' runs: read from standard
 /// input (which can be read only once) the curve is the file's, its OPT
 /// curve too (`--opt` reads it once more).

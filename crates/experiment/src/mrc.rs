@@ -48,7 +48,7 @@ pub struct Point {
     pub refs: u64,
     /// References of the whole trace (`refs` unless sampled).
     pub full_refs: u64,
-    /// Pages brought in on demand: `pgalloc_normal - swap_ra`.
+    /// Pages brought in on demand ([`engine::RunReport::demand_faults`]).
     pub faults: u64,
     /// `workingset_refault_anon + workingset_refault_file`.
     pub refaults: u64,
@@ -392,7 +392,7 @@ impl PointRun {
             run_memory_bytes: self.run_memory_bytes,
             refs,
             full_refs: self.full_refs.unwrap_or(refs),
-            faults: get("pgalloc_normal").saturating_sub(get("swap_ra")),
+            faults: report.demand_faults(),
             refaults: get("workingset_refault_anon") + get("workingset_refault_file"),
             swapins: get("pswpin"),
             finished,
