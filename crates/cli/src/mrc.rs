@@ -9,7 +9,7 @@ use crate::trace_cmd::{belady_from_spool, Scratch};
 use anyhow::Result;
 use clap::Args;
 use engine::config::{format_size, parse_size};
-use experiment::mrc::{self, MrcRequest, Point};
+use experiment::mrc::{self, Held, MrcRequest, Point};
 use experiment::Request;
 use plotters::prelude::*;
 use std::io::BufWriter;
@@ -106,14 +106,19 @@ struct Reference {
     opt: Option<Vec<u64>>,
 }
 
-fn reference(path: &Path, pages: &[u64], jobs: usize) -> Result<Reference> {
+/// The exact LRU and OPT curves of the trace at `path`, or of `held` (its
+/// whole copy) when given.
+fn reference(path: &Path, held: Option<&Held>, pages: &[u64], jobs: usize) -> Result<Reference> {
     let (spool, f) = Scratch::new(None, "pageids")?;
     let mut tap = BufWriter::with_capacity(1 << 16, f);
-    let (lru, refs) = mrc::lru_curve(path, pages, Some(&mut tap)).map_err(|e| usage(e.0))?;
+    let lru = match held {
+        Some(h) => mrc::lru_curve_of(h, pages, Some(&mut tap)),
+        None => mrc::lru_curve(path, pages, Some(&mut tap)),
+    }
+    .map_err(|e| usage(e.0))?;
     drop(tap);
-    let total = experiment::trace_header(path).map_err(|e| usage(e.0))?.total_pages() as u32;
-    let opt = belady_from_spool(&spool, refs, total, pages, jobs)?;
-    Ok(Reference { refs, lru, opt: Some(opt) })
+    let opt = belady_from_spool(&spool, lru.refs, lru.pages, pages, jobs)?;
+    Ok(Reference { refs: lru.refs, lru: lru.misses, opt: Some(opt) })
 }
 
 /// `reclaimsim mrc`.
@@ -140,11 +145,26 @@ pub fn mrc(a: MrcArgs) -> Result<()> {
     let req = MrcRequest { base, trace: a.trace.clone(), sizes: sizes.clone(), sample };
     let pages: Vec<u64> = sizes.iter().map(|s| s / mm::PAGE_SIZE).collect();
     let started = Instant::now();
+    // A compressed trace, or one on standard input, is decoded once to an
+    // uncompressed scratch file that every pass reads (the runs, the LRU and
+    // OPT pass, the full runs of --verify): not decompressed once per run, and
+    // the memory stays bounded whatever the trace's length.
+    let scratch = match &a.trace {
+        Some(t) if t == Path::new("-") || experiment::trace_header(t).is_ok_and(|h| h.compressed) => {
+            Some((t, Scratch::new(None, "trace")?))
+        }
+        _ => None,
+    };
+    let held = match scratch {
+        Some((t, (s, f))) => Some((mrc::hold_in_file(t, f, s.reopen_path()).map_err(|e| usage(e.0))?, s)),
+        None => None,
+    };
+    let held = held.as_ref().map(|(h, _)| h);
     // With --opt, the exact LRU and OPT curves come from one more pass over the whole
     // trace, beside the runs; otherwise the LRU pass is one of the curve's jobs.
     let (curve, reference) = std::thread::scope(|s| {
-        let r = a.trace.as_deref().filter(|_| a.opt).map(|t| s.spawn(|| reference(t, &pages, jobs)));
-        let curve = mrc::curve(&req, jobs, !a.opt);
+        let r = a.trace.as_deref().filter(|_| a.opt).map(|t| s.spawn(|| reference(t, held, &pages, jobs)));
+        let curve = mrc::curve_of(&req, held, jobs, !a.opt);
         (curve, r.map(|h| h.join().expect("the reference pass does not panic")))
     });
     let curve = curve.map_err(|e| usage(e.0))?;
@@ -157,7 +177,7 @@ pub fn mrc(a: MrcArgs) -> Result<()> {
     let runs_wall = started.elapsed().as_secs_f64();
     let full = if a.verify {
         let t = Instant::now();
-        let full = mrc::curve(&MrcRequest { sample: None, ..req.clone() }, jobs, false)
+        let full = mrc::curve_of(&MrcRequest { sample: None, ..req.clone() }, held, jobs, false)
             .map_err(|e| usage(e.0))?
             .points
             .into_iter()

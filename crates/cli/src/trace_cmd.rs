@@ -174,9 +174,15 @@ impl Scratch {
 
     /// A new reader of the whole scratch file, from its start.
     fn open(&self) -> Result<File> {
+        let fd = self.reopen_path();
+        File::open(&fd).with_context(|| format!("reopening scratch file {} as {}", self.label, fd.display()))
+    }
+
+    /// The name that opens the file again, from its start (`/proc/self/fd/N`,
+    /// valid while this handle lives).
+    pub(crate) fn reopen_path(&self) -> PathBuf {
         use std::os::fd::AsRawFd;
-        let fd = format!("/proc/self/fd/{}", self.file.as_raw_fd());
-        File::open(&fd).with_context(|| format!("reopening scratch file {} as {fd}", self.label))
+        PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()))
     }
 
     fn create(near: Option<&Path>, tag: &str) -> Result<(PathBuf, File)> {
@@ -538,9 +544,7 @@ pub fn run_trace(args: &RunArgs) -> Result<()> {
         events.finish()?;
     }
     let status = trace_run.outcome().map_err(|e| usage(e.0))?;
-    // Pages brought into memory on demand: every allocation (first touch,
-    // swap-in, page-cache read) except swap readahead's prefetches.
-    let faults = report.get("pgalloc_normal").unwrap_or(0).saturating_sub(report.get("swap_ra").unwrap_or(0));
+    let faults = report.demand_faults();
     // Capacity: the run's memory limit in pages: `memcg.limit` when set, else `memory`.
     let config = &info.config;
     let limit = if config.memcg.limit_bytes > 0 {

@@ -50,27 +50,60 @@ fn each_point_is_the_run_at_its_size_on_any_number_of_threads() {
     let c = &curves[0];
     let col = |k: &str| c.iter().map(|r| r[k].parse::<u64>().unwrap()).collect::<Vec<_>>();
     assert_eq!(col("memory_pages"), [64, 256, 512, 128]);
-    // The point at 1M is `run --trace` at memory=1M (docs/traces.md), with Belady's 7,512
+    // Each point is `run --trace` at its size (the 1M one is docs/traces.md's), though
+    // the curve's runs replay one uncompressed copy of the zstd trace; Belady's 7,512
     // and LRU's 9,031 at 256 pages.
-    let j = d.join("run.json");
-    ok(&["run", "-q", "--trace", arg(&t), "--set", "memory=1M", "--set", "swap=none", "--json", arg(&j)]);
-    let run = common::read_json(&j);
-    assert_eq!(col("faults")[1], run["faults"].as_u64().unwrap());
-    assert_eq!(col("refaults")[1], run["vmstat"]["workingset_refault_file"].as_u64().unwrap());
+    assert!(experiment::trace_header(&t).unwrap().compressed);
+    for (i, size) in ["256K", "1M", "2M", "512K"].into_iter().enumerate() {
+        let j = d.join(format!("run-{size}.json"));
+        let memory = format!("memory={size}");
+        ok(&["run", "-q", "--trace", arg(&t), "--set", &memory, "--set", "swap=none", "--json", arg(&j)]);
+        let run = common::read_json(&j);
+        let vm = |k: &str| run["vmstat"][k].as_u64().unwrap();
+        assert_eq!(col("faults")[i], run["faults"].as_u64().unwrap(), "{size}");
+        assert_eq!(col("refaults")[i], vm("workingset_refault_anon") + vm("workingset_refault_file"), "{size}");
+        assert_eq!(col("swapins")[i], vm("pswpin"), "{size}");
+    }
     assert_eq!((col("opt_misses")[1], col("lru_misses")[1]), (7512, 9031));
     assert!(col("refs").iter().all(|&r| r == 15_858));
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// Faults count the allocations of every zone: with the x86-64 layout a
+/// machine under 3G has no Normal zone, and `pgalloc_normal` alone was 0.
+#[test]
+fn faults_count_every_zones_allocations() {
+    let d = common::scratch("mrc-zones");
+    let t = d.join("multi1.rtrace");
+    ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), arg(&t)]);
+    let csv = d.join("z.csv");
+    let zones = ["--set", "swap=none", "--set", "zones=x86_64"];
+    ok(&[&["mrc", "--trace", arg(&t), "--sizes", "1M,64M", "--csv", arg(&csv)][..], &zones].concat());
+    for (row, size) in rows(&csv).iter().zip(["1M", "64M"]) {
+        let j = d.join(format!("{size}.json"));
+        let memory = format!("memory={size}");
+        ok(&[&["run", "-q", "--trace", arg(&t), "--set", &memory, "--json", arg(&j)][..], &zones].concat());
+        let run = common::read_json(&j);
+        let vm = |k: &str| run["vmstat"][k].as_u64().unwrap();
+        let allocs = vm("pgalloc_dma") + vm("pgalloc_dma32") + vm("pgalloc_normal") + vm("pgalloc_movable");
+        assert_eq!(vm("pgalloc_normal"), 0, "{size}: no Normal zone under 3G");
+        assert_eq!(run["faults"].as_u64().unwrap(), allocs - vm("swap_ra"), "{size}");
+        assert_eq!(row["faults"], run["faults"].to_string(), "{size}");
+        assert!(allocs >= 2606, "{size}: every page of multi1 at least once");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 /// The trace is decoded once and held for the sizes' runs: read from standard
-/// input (which can be read only once) the curve is the file's.
+/// input (which can be read only once) the curve is the file's, its OPT
+/// curve too (`--opt` reads it once more).
 #[test]
 fn a_trace_on_standard_input_gives_the_files_curve() {
     use std::io::Write;
     let d = common::scratch("mrc-stdin");
     let t = d.join("multi1.rtrace");
     ok(&["trace", "convert", "--from", "pages", "--as", "file", &fixture("lirs-multi1.trace.gz"), arg(&t)]);
-    let sizes = ["--sizes", "256K,1M,2M", "--set", "swap=none", "--csv"];
+    let sizes = ["--sizes", "256K,1M,2M", "--set", "swap=none", "--opt", "--csv"];
     let (from_file, from_stdin) = (d.join("file.csv"), d.join("stdin.csv"));
     ok(&[&["mrc", "--trace", arg(&t)][..], &sizes, &[arg(&from_file)]].concat());
     let mut child = common::command()
@@ -83,6 +116,7 @@ fn a_trace_on_standard_input_gives_the_files_curve() {
     assert!(child.wait().unwrap().success());
     assert_eq!(rows(&from_stdin), rows(&from_file));
     assert_eq!(rows(&from_file).len(), 3);
+    assert_eq!(rows(&from_stdin)[1]["opt_misses"], "7512");
     std::fs::remove_dir_all(&d).unwrap();
 }
 

@@ -202,6 +202,16 @@ impl RunReport {
         }
     }
 
+    /// Pages brought in on demand (`run --trace`'s and `mrc`'s faults): the
+    /// page allocations of every zone (`pgalloc_dma`, `_dma32`, `_normal`,
+    /// `_movable`: first touches, swap-ins, page-cache reads) except swap
+    /// readahead's prefetches (`swap_ra`).
+    pub fn demand_faults(&self) -> u64 {
+        let zones = ["pgalloc_dma", "pgalloc_dma32", "pgalloc_normal", "pgalloc_movable"];
+        let allocs: u64 = zones.iter().map(|z| self.get(z).unwrap_or(0)).sum();
+        allocs.saturating_sub(self.get("swap_ra").unwrap_or(0))
+    }
+
     /// The value of a counter or gauge by its `/proc/vmstat` name.
     pub fn get(&self, name: &str) -> Option<u64> {
         self.vmstat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)

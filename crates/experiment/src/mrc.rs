@@ -13,7 +13,8 @@
 use crate::request::{prepare, InputError, Request};
 use crate::trace_input::open_trace;
 use engine::config::format_size;
-use std::io::{Cursor, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Cursor, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -47,7 +48,7 @@ pub struct Point {
     pub refs: u64,
     /// References of the whole trace (`refs` unless sampled).
     pub full_refs: u64,
-    /// Pages brought in on demand: `pgalloc_normal - swap_ra`.
+    /// Pages brought in on demand ([`engine::RunReport::demand_faults`]).
     pub faults: u64,
     /// `workingset_refault_anon + workingset_refault_file`.
     pub refaults: u64,
@@ -94,21 +95,40 @@ impl Point {
 /// A trace held in memory, uncompressed, shared by the runs.
 type Shared = Arc<[u8]>;
 
-/// The trace every run of a curve replays, when it is held in memory: decoded
-/// once instead of once per size (a zstd trace's decompression was a twentieth
-/// of a 20-size curve of LIRS multi1), or the sample of sampled mode.
-struct InMemory {
-    bytes: Shared,
+/// A trace held decoded, uncompressed, that every run of a curve replays:
+/// decoded once instead of once per size (a zstd trace's decompression was a
+/// twentieth of a 20-size curve of LIRS multi1, and about a seventh of one of
+/// 10M references), the sample of sampled mode, or a trace on standard input,
+/// which can be read only once.
+#[derive(Clone)]
+pub struct Held {
+    copy: Copy,
     /// Names it in errors.
     label: String,
     /// References of the whole trace, in sampled mode.
     full_refs: Option<u64>,
 }
 
-impl InMemory {
+/// Where a held trace is kept.
+#[derive(Clone)]
+enum Copy {
+    /// In memory.
+    Memory(Shared),
+    /// In a file the caller gave ([`hold_in_file`]), opened anew by each reader.
+    File(PathBuf),
+}
+
+impl Held {
     /// A reader over the held trace, from its first record.
-    fn reader(&self) -> Result<TraceReader<Cursor<Shared>>, InputError> {
-        TraceReader::open(Cursor::new(self.bytes.clone()), &self.label).map_err(|e| InputError(e.to_string()))
+    fn reader(&self) -> Result<TraceReader<Box<dyn BufRead + Send>>, InputError> {
+        let input: Box<dyn BufRead + Send> = match &self.copy {
+            Copy::Memory(bytes) => Box::new(Cursor::new(bytes.clone())),
+            Copy::File(path) => Box::new(BufReader::with_capacity(
+                1 << 16,
+                File::open(path).map_err(|e| InputError(format!("{}: {e}", self.label)))?,
+            )),
+        };
+        TraceReader::open(input, &self.label).map_err(|e| InputError(e.to_string()))
     }
 }
 
@@ -135,20 +155,36 @@ impl Write for Capped {
     }
 }
 
-/// The trace at `path`, decoded once into memory uncompressed (record for
-/// record), if it is readable to its end and decodes to at most `limit`
-/// bytes; `None` otherwise, and the runs read the file themselves (and
-/// report any error in it as they did).
-fn decoded(path: &Path, limit: usize) -> Option<InMemory> {
-    let mut reader = open_trace(path).ok()?;
-    let label = path.display().to_string();
+/// Copies the trace at `path` (`-`: standard input) to `out` uncompressed,
+/// record for record; returns `out`.
+fn decode_into<W: Write>(path: &Path, out: W) -> Result<W, InputError> {
+    let mut reader = open_trace(path)?;
+    let bad = |e: trace::TraceError| InputError(e.to_string());
     let mut header = reader.header().clone();
     header.compressed = false;
-    let mut w = TraceWriter::new(Capped(Vec::new(), limit), header, 0, &label).ok()?;
-    while let Some(r) = reader.next_record().ok()? {
-        w.write(&r).ok()?;
+    let mut w = TraceWriter::new(out, header, 0, &path.display().to_string()).map_err(bad)?;
+    while let Some(r) = reader.next_record().map_err(bad)? {
+        w.write(&r).map_err(bad)?;
     }
-    Some(InMemory { bytes: w.finish().ok()?.0.into(), label, full_refs: None })
+    w.finish().map_err(bad)
+}
+
+/// The trace at `path` (`-`: standard input) decoded into memory, if it
+/// decodes to at most `limit` bytes.
+fn decode(path: &Path, limit: usize) -> Result<Held, InputError> {
+    let Capped(bytes, _) = decode_into(path, Capped(Vec::new(), limit))?;
+    Ok(Held { copy: Copy::Memory(bytes.into()), label: path.display().to_string(), full_refs: None })
+}
+
+/// The whole trace at `path` (`-`: standard input) decoded once into `file`,
+/// which `reopen` opens again from its start for each reader: a compressed
+/// trace too long to hold in memory is then decompressed once, not once per
+/// run, and the memory stays bounded. The caller owns the file (a scratch
+/// file); the label of errors is `path`'s.
+pub fn hold_in_file(path: &Path, file: File, reopen: PathBuf) -> Result<Held, InputError> {
+    let out = decode_into(path, BufWriter::with_capacity(1 << 16, file))?;
+    out.into_inner().map_err(|e| InputError(format!("{}: decoding to {}: {e}", path.display(), reopen.display())))?;
+    Ok(Held { copy: Copy::File(reopen), label: path.display().to_string(), full_refs: None })
 }
 
 /// Runs `f(0..n)` on up to `jobs` threads, each taking the next index; results in index order.
@@ -170,18 +206,17 @@ pub fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -
     out.into_inner().expect("workers joined").into_iter().map(|r| r.expect("every index ran")).collect()
 }
 
-/// The sampled trace: the references of `path` to the pages `s` keeps, as an
-/// uncompressed trace in memory; returns it with the number of references of
-/// the whole trace.
-pub fn sample_trace(path: &Path, s: PageSample) -> Result<(Shared, u64), InputError> {
-    let mut reader = open_trace(path)?;
-    let label = format!("sample of {}", path.display());
+/// The sampled trace: the references of `reader`'s trace to the pages `s`
+/// keeps, held in memory uncompressed with the number of references of the
+/// whole trace.
+fn sample_of<R: BufRead>(mut reader: TraceReader<R>, of: &str, s: PageSample) -> Result<Held, InputError> {
+    let label = format!("{of} (sampled)");
     let bad = |e: trace::TraceError| InputError(e.to_string());
     let mut header = reader.header().clone();
     header.compressed = false;
     let mut w = TraceWriter::new(Vec::new(), header, 0, &label).map_err(bad)?;
     let (_, all) = sample::filter(&mut reader, &mut w, s).map_err(bad)?;
-    Ok((w.finish().map_err(bad)?.into(), all))
+    Ok(Held { copy: Copy::Memory(w.finish().map_err(bad)?.into()), label, full_refs: Some(all) })
 }
 
 /// A computed curve.
@@ -226,22 +261,27 @@ enum Done {
 /// starts) is an error; a run that fails (out of memory) is an error in its
 /// own point.
 pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputError> {
+    curve_of(req, None, jobs, lru)
+}
+
+/// [`curve`], replaying `full` (the whole of `req`'s trace, [`hold_in_file`])
+/// instead of opening the trace again when given.
+pub fn curve_of(req: &MrcRequest, full: Option<&Held>, jobs: usize, lru: bool) -> Result<Curve, InputError> {
     if req.sizes.is_empty() {
         return Err(InputError("no memory sizes given".into()));
     }
     if req.sample.is_some() && req.trace.is_none() {
         return Err(InputError("sampled mode needs a trace (workloads make their references inside the run)".into()));
     }
-    let held = match (&req.trace, req.sample) {
-        (Some(t), Some(s)) => {
-            let (bytes, all) = sample_trace(t, s)?;
-            Some(InMemory { bytes, label: format!("{} (sampled)", t.display()), full_refs: Some(all) })
-        }
+    let held = match (full, &req.trace, req.sample) {
+        (Some(f), _, Some(s)) => Some(sample_of(f.reader()?, &f.label, s)?),
+        (Some(f), _, None) => Some(f.clone()),
+        (None, Some(t), Some(s)) => Some(sample_of(open_trace(t)?, &t.display().to_string(), s)?),
         // Standard input can be read only once: held whatever its size.
-        (Some(t), None) if t == Path::new("-") => decoded(t, usize::MAX),
+        (None, Some(t), None) if t == Path::new("-") => Some(decode(t, usize::MAX)?),
         // An uncompressed file is read as fast as a copy in memory.
-        (Some(t), None) if crate::trace_header(t).is_ok_and(|h| h.compressed) => decoded(t, IN_MEMORY_MAX),
-        (Some(_), None) | (None, _) => None,
+        (None, Some(t), None) if crate::trace_header(t).is_ok_and(|h| h.compressed) => decode(t, IN_MEMORY_MAX).ok(),
+        (None, _, _) => None,
     };
     drop(point_run(req, req.sizes[0], held.as_ref())?);
     let pages: Vec<u64> = req.sizes.iter().map(|s| s / mm::PAGE_SIZE).collect();
@@ -253,12 +293,11 @@ pub fn curve(req: &MrcRequest, jobs: usize, lru: bool) -> Result<Curve, InputErr
             let rate = req.sample.map_or(1.0, |s| s.rate());
             let small: Vec<u64> = pages.iter().map(|&p| (p as f64 * rate).round() as u64).collect();
             Done::Lru(
-                m.reader()
-                    .and_then(|r| lru_misses(r, &small, None))
-                    .map(|(m, _)| m.iter().map(|&m| (m as f64 / rate).round() as u64).collect()),
+                lru_curve_of(m, &small, None)
+                    .map(|l| l.misses.iter().map(|&m| (m as f64 / rate).round() as u64).collect()),
             )
         }
-        (true, Some(path), None) => Done::Lru(lru_curve(path, &pages, None).map(|(m, _)| m)),
+        (true, Some(path), None) => Done::Lru(lru_curve(path, &pages, None).map(|l| l.misses)),
         _ => {
             Done::Point(point_run(req, req.sizes[i - lru_job], held.as_ref()).map_err(|e| e.0).and_then(PointRun::run))
         }
@@ -301,7 +340,7 @@ struct PointRun {
 /// the 400 MiB one it stands for, so each boost made the sample reclaim far
 /// more than its share (docs/mrc.md: faults 11% high at rate 0.04 on 8-16 MiB
 /// samples, 1-4% without boosting).
-fn point_run(req: &MrcRequest, memory: u64, held: Option<&InMemory>) -> Result<PointRun, InputError> {
+fn point_run(req: &MrcRequest, memory: u64, held: Option<&Held>) -> Result<PointRun, InputError> {
     let page = mm::PAGE_SIZE;
     let mut r = req.base.clone();
     let (run_memory, scale) = match req.sample {
@@ -353,7 +392,7 @@ impl PointRun {
             run_memory_bytes: self.run_memory_bytes,
             refs,
             full_refs: self.full_refs.unwrap_or(refs),
-            faults: get("pgalloc_normal").saturating_sub(get("swap_ra")),
+            faults: report.demand_faults(),
             refaults: get("workingset_refault_anon") + get("workingset_refault_file"),
             swapins: get("pswpin"),
             finished,
@@ -362,19 +401,34 @@ impl PointRun {
     }
 }
 
+/// A trace's LRU reference curve ([`lru_curve`]).
+pub struct LruCurve {
+    /// Misses of an LRU memory of each size asked for.
+    pub misses: Vec<u64>,
+    /// Page references of the trace.
+    pub refs: u64,
+    /// Pages the trace declares (the range of its global page ids).
+    pub pages: u32,
+}
+
 /// The LRU reference curve of a trace from one stack-distance pass: misses of
-/// an LRU memory of each size in `pages`, and the number of references; with
-/// `tap`, each reference's global page id is also written to it (Belady's input).
-pub fn lru_curve(path: &Path, pages: &[u64], tap: Option<&mut dyn Write>) -> Result<(Vec<u64>, u64), InputError> {
+/// an LRU memory of each size in `pages`; with `tap`, each reference's global
+/// page id is also written to it (Belady's input).
+pub fn lru_curve(path: &Path, pages: &[u64], tap: Option<&mut dyn Write>) -> Result<LruCurve, InputError> {
     lru_misses(open_trace(path)?, pages, tap)
 }
 
+/// [`lru_curve`] of a held trace.
+pub fn lru_curve_of(held: &Held, pages: &[u64], tap: Option<&mut dyn Write>) -> Result<LruCurve, InputError> {
+    lru_misses(held.reader()?, pages, tap)
+}
+
 /// [`lru_curve`] of an opened trace.
-fn lru_misses<R: std::io::BufRead>(
+fn lru_misses<R: BufRead>(
     mut reader: TraceReader<R>,
     pages: &[u64],
     mut tap: Option<&mut dyn Write>,
-) -> Result<(Vec<u64>, u64), InputError> {
+) -> Result<LruCurve, InputError> {
     let ids = trace::refs::PageIds::new(reader.header());
     let mut stack = StackDistances::new(ids.total());
     let mut refs = 0u64;
@@ -393,7 +447,7 @@ fn lru_misses<R: std::io::BufRead>(
     if let Some(t) = tap.as_mut() {
         t.flush().map_err(io)?;
     }
-    Ok((stack.lru_misses(pages), refs))
+    Ok(LruCurve { misses: stack.lru_misses(pages), refs, pages: ids.total() })
 }
 
 #[cfg(test)]
@@ -418,15 +472,15 @@ mod tests {
         let mut w = TraceWriter::new(Vec::new(), h, 3, "t").unwrap();
         records.iter().for_each(|r| w.write(r).unwrap());
         std::fs::write(&path, w.finish().unwrap()).unwrap();
-        let held = decoded(&path, 1 << 20).expect("held");
-        let mut r = TraceReader::open(Cursor::new(held.bytes.clone()), "held").unwrap();
+        let held = decode(&path, 1 << 20).expect("held");
+        let mut r = held.reader().unwrap();
         assert!(!r.header().compressed);
         let mut back = Vec::new();
         while let Some(rec) = r.next_record().unwrap() {
             back.push(rec);
         }
         assert_eq!(back, records);
-        assert!(decoded(&path, 1000).is_none(), "over the bound");
+        assert!(decode(&path, 1000).is_err(), "over the bound");
         std::fs::remove_file(&path).unwrap();
     }
 }
