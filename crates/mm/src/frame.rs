@@ -9,7 +9,7 @@
 //! ([`crate::pageblock`]) taken before the cursor: for movable pages alone,
 //! the order of a stack that held every pfn from the start, without holding them.
 
-use crate::pageblock::{BoostForm, Migratetype, ZoneFree};
+use crate::pageblock::{BoostForm, BootLayout, Migratetype, ZoneFree};
 use crate::space::{FileId, RegionId};
 
 /// Page frame number: the index of a frame in the [`FrameTable`].
@@ -328,14 +328,8 @@ impl FrameTable {
     /// takes the frames that are not free for the kernel (see
     /// [`crate::pageblock`]'s `boot_layout`): the number taken, or what does
     /// not fit. The zone must be untouched.
-    pub fn boot_layout(
-        &mut self,
-        zone: usize,
-        unmovable: (u32, u32),
-        reclaimable: (u32, u32),
-        movable_free: u32,
-    ) -> Result<u32, String> {
-        let taken = self.free[zone].boot_layout(unmovable, reclaimable, movable_free)?;
+    pub fn boot_layout(&mut self, zone: usize, layout: &BootLayout) -> Result<u32, String> {
+        let taken = self.free[zone].boot_layout(layout)?;
         let mut n = 0;
         for (mt, used) in taken {
             for _ in 0..used {

@@ -165,14 +165,8 @@ impl Mm {
     /// Lays out zone `zone`'s pageblocks as a booted kernel left them
     /// ([`FrameTable::boot_layout`]): the frames not free are the kernel's for
     /// good, as [`Mm::reserve_kernel_pages`]'s. The zone must be untouched.
-    pub fn boot_layout(
-        &mut self,
-        zone: usize,
-        unmovable: (u32, u32),
-        reclaimable: (u32, u32),
-        movable_free: u32,
-    ) -> Result<(), String> {
-        let taken = self.frames.boot_layout(zone, unmovable, reclaimable, movable_free)?;
+    pub fn boot_layout(&mut self, zone: usize, layout: &pageblock::BootLayout) -> Result<(), String> {
+        let taken = self.frames.boot_layout(zone, layout)?;
         self.reserved += taken as u64;
         Ok(())
     }

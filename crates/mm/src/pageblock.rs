@@ -82,6 +82,19 @@ pub fn boost_watermark(zone: &mut Zone, factor: u64) -> bool {
     true
 }
 
+/// A zone's pageblocks as a booted kernel left them (`/proc/pagetypeinfo`):
+/// the unmovable and reclaimable blocks with their free frames, and the free
+/// frames of the movable blocks, which are the rest of the zone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BootLayout {
+    /// Unmovable blocks and their free frames.
+    pub unmovable: (u32, u32),
+    /// Reclaimable blocks and their free frames.
+    pub reclaimable: (u32, u32),
+    /// Free frames of the movable blocks.
+    pub movable_free: u32,
+}
+
 /// One zone's free frames, on a list per migratetype.
 #[derive(Clone, Debug)]
 pub(crate) struct ZoneFree {
@@ -125,22 +138,17 @@ impl ZoneFree {
         z
     }
 
-    /// Gives the zone the pageblocks a booted kernel left (`/proc/pagetypeinfo`):
-    /// counting from the zone's end, `unmovable.0` blocks of unmovable type,
-    /// then `reclaimable.0` reclaimable ones, the rest movable; each type keeps
-    /// `.1` (`movable_free` for movable) frames free and the others are taken
-    /// for the kernel. The taken frames, or what does not fit. The zone must be
-    /// untouched.
+    /// Gives the zone the pageblocks a booted kernel left: counting from the
+    /// zone's end, the layout's unmovable blocks, then its reclaimable ones,
+    /// the rest movable; each type keeps its free frames and the others are
+    /// taken for the kernel. The frames to take per type, or what does not
+    /// fit. The zone must be untouched.
     ///
     /// Simplification S-MM6: the zone has no holes, so a block the kernel
     /// shares with memory it never managed is a whole block here; the
     /// non-movable blocks go at the zone's end, where its partial block is.
-    pub(crate) fn boot_layout(
-        &mut self,
-        unmovable: (u32, u32),
-        reclaimable: (u32, u32),
-        movable_free: u32,
-    ) -> Result<Vec<(Migratetype, u32)>, String> {
+    pub(crate) fn boot_layout(&mut self, layout: &BootLayout) -> Result<Vec<(Migratetype, u32)>, String> {
+        let BootLayout { unmovable, reclaimable, movable_free } = *layout;
         assert!(self.fresh == self.start && self.nr_free == self.end - self.start, "boot layout on a used zone");
         let blocks = self.types.len();
         let typed = (unmovable.0 + reclaimable.0) as usize;
@@ -364,7 +372,8 @@ mod tests {
     fn a_booted_zone_keeps_its_unmovable_block_and_falls_back_to_it() {
         let mut t = FrameTable::new(3840);
         t.set_boost_form(BoostForm::Fallback);
-        assert_eq!(t.boot_layout(0, (1, 224), (0, 0), 3584), Ok(32));
+        let layout = BootLayout { unmovable: (1, 224), reclaimable: (0, 0), movable_free: 3584 };
+        assert_eq!(t.boot_layout(0, &layout), Ok(32));
         assert_eq!(t.nr_free(), 3808);
         assert_eq!((t.nr_free_of(0, Migratetype::Unmovable), t.nr_free_of(0, Migratetype::Movable)), (224, 3584));
         assert_eq!((t.type_of(3583), t.type_of(3584)), (Migratetype::Movable, Migratetype::Unmovable));

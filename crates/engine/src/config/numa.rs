@@ -65,19 +65,13 @@ pub struct NumaKnobs {
     pub pageblocks: Vec<BootBlocks>,
 }
 
-/// One zone's pageblocks at boot (`/proc/pagetypeinfo`): blocks and free
-/// frames of the unmovable and reclaimable types, and the free frames of the
-/// movable blocks, which are the rest of the zone.
+/// One zone of node 0 and its pageblocks at boot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BootBlocks {
     /// The zone (of node 0).
     pub zone: ZoneId,
-    /// Unmovable blocks and their free frames.
-    pub unmovable: (u32, u32),
-    /// Reclaimable blocks and their free frames.
-    pub reclaimable: (u32, u32),
-    /// Free frames of the movable blocks.
-    pub movable_free: u32,
+    /// Its blocks and their free frames.
+    pub layout: mm::pageblock::BootLayout,
 }
 
 impl Default for NumaKnobs {
@@ -199,7 +193,7 @@ fn parse_pageblocks(v: &str) -> Result<Vec<BootBlocks>, String> {
         if list.iter().any(|b| b.zone == zone) {
             return Err(format!("`{part}`: zone {name} is given twice"));
         }
-        let mut b = BootBlocks { zone, unmovable: (0, 0), reclaimable: (0, 0), movable_free: 0 };
+        let mut b = BootBlocks { zone, layout: Default::default() };
         let mut movable = false;
         for item in types.split(',') {
             let (ty, n) = item.split_once('=').ok_or_else(|| bad(item))?;
@@ -209,9 +203,9 @@ fn parse_pageblocks(v: &str) -> Result<Vec<BootBlocks>, String> {
                 Ok((num(blocks)?, num(free)?))
             };
             match ty {
-                "unmovable" => b.unmovable = pair(n)?,
-                "reclaimable" => b.reclaimable = pair(n)?,
-                "movable" => (b.movable_free, movable) = (num(n)?, true),
+                "unmovable" => b.layout.unmovable = pair(n)?,
+                "reclaimable" => b.layout.reclaimable = pair(n)?,
+                "movable" => (b.layout.movable_free, movable) = (num(n)?, true),
                 _ => return Err(bad(item)),
             }
         }
@@ -228,15 +222,9 @@ fn format_pageblocks(list: &[BootBlocks]) -> String {
         return "none".into();
     }
     let zone = |b: &BootBlocks| {
-        format!(
-            "{}:unmovable={}/{},reclaimable={}/{},movable={}",
-            b.zone.name(),
-            b.unmovable.0,
-            b.unmovable.1,
-            b.reclaimable.0,
-            b.reclaimable.1,
-            b.movable_free
-        )
+        let l = &b.layout;
+        let (u, r) = (l.unmovable, l.reclaimable);
+        format!("{}:unmovable={}/{},reclaimable={}/{},movable={}", b.zone.name(), u.0, u.1, r.0, r.1, l.movable_free)
     };
     list.iter().map(zone).collect::<Vec<_>>().join(";")
 }

@@ -341,8 +341,7 @@ fn boot_pageblocks(mm: &mut Mm, cfg: &Config) -> Result<(), ConfigError> {
             .iter()
             .position(|z| z.node == 0 && z.id == b.zone)
             .ok_or_else(|| bad(format!("node 0 has no zone {} (see `zones`)", b.zone.name())))?;
-        mm.boot_layout(z, b.unmovable, b.reclaimable, b.movable_free)
-            .map_err(|e| bad(format!("zone {}: {e}", b.zone.name())))?;
+        mm.boot_layout(z, &b.layout).map_err(|e| bad(format!("zone {}: {e}", b.zone.name())))?;
         let (free, high) = (mm.frames.nr_free_in(z) as u64, mm.zones[z].wmark(Watermark::High));
         if free <= high {
             return Err(bad(format!(
