@@ -391,16 +391,15 @@ mod tests {
     /// A layout that does not fit the zone is refused, naming what is wrong.
     #[test]
     fn a_boot_layout_that_does_not_fit_is_refused() {
-        let mut t = FrameTable::new(1024);
-        assert_eq!(
-            t.boot_layout(0, (2, 0), (1, 0), 0),
-            Err("3 unmovable and reclaimable blocks, but the zone has 2".into())
-        );
-        let mut t = FrameTable::new(1024);
-        assert_eq!(
-            t.boot_layout(0, (1, 600), (0, 0), 0),
-            Err("600 free unmovable frames, but its blocks hold 512".into())
-        );
+        let three = BootLayout { unmovable: (2, 0), reclaimable: (1, 0), movable_free: 0 };
+        let too_free = BootLayout { unmovable: (1, 600), ..Default::default() };
+        let want = [
+            "3 unmovable and reclaimable blocks, but the zone has 2",
+            "600 free unmovable frames, but its blocks hold 512",
+        ];
+        for (layout, want) in [three, too_free].iter().zip(want) {
+            assert_eq!(FrameTable::new(1024).boot_layout(0, layout), Err(want.to_string()));
+        }
     }
 
     /// Slab pages follow the watermarks: the higher zone (1) while it has
