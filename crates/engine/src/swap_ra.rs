@@ -72,12 +72,16 @@ pub struct SwapRaKnobs {
     pub vma_ra_enabled: bool,
     /// `swap_ra`: force a readahead policy regardless of the kernel's rule (an experiment knob).
     pub forced: Option<RaMode>,
+    /// `swap_ra_adaptive` (v3.15+): cluster readahead sizes its window by recent
+    /// readahead hits (`swapin_nr_pages`); off: the whole `1 << page_cluster`
+    /// block is read on every fault ("blind" readahead).
+    pub adaptive: bool,
 }
 
 impl Default for SwapRaKnobs {
     /// The kernel's defaults: windows up to 8 pages, VMA readahead on.
     fn default() -> Self {
-        SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }
+        SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None, adaptive: true }
     }
 }
 
@@ -97,6 +101,15 @@ pub const KNOBS: &[Knob<SwapRaKnobs>] = &[
         // KERNEL: VMA-based swap readahead and its sysfs file arrived in v4.14; before, cluster readahead only.
         History::Behaviour { since: Some(Version::new(4, 14)), until: None },
         "/sys/kernel/mm/swap/vma_ra_enabled: VMA-based swap readahead (seed 001, v4.14); rotational swap uses cluster readahead regardless"
+    ),
+    bool_knob!(
+        "swap_ra_adaptive",
+        adaptive,
+        // KERNEL: 579f82901f6f "swap: add a simple detector for inappropriate swapin
+        // readahead" (in -mm until January 2014, merged for v3.15): before it
+        // swapin_readahead() read the whole aligned page_cluster block on every fault.
+        History::Behaviour { since: Some(Version::new(3, 15)), until: None },
+        "v3.15+: cluster swap readahead sizes its window by recent readahead hits (swapin_nr_pages); off (v3.14 and older): every swap fault reads the whole aligned 1 << vm.page-cluster block"
     ),
     Knob {
         key: "swap_ra",
@@ -127,6 +140,8 @@ pub struct SwapReadahead {
     pub page_cluster: u32,
     /// The policy in force: VMA only if enabled and the swap device is not rotational.
     pub mode: RaMode,
+    /// Cluster windows follow [`swapin_nr_pages`] (v3.15+); off: always the whole block.
+    adaptive: bool,
     /// `swapin_readahead_hits` (cluster mode), initially 4.
     hits: u32,
     /// `prev_offset`: slot of the last fault that found no hits.
@@ -141,26 +156,22 @@ impl SwapReadahead {
     /// Readahead with `page_cluster`; VMA mode iff `vma_ra_enabled` and the swap
     /// device is not rotational, unless `forced`.
     pub fn new(knobs: SwapRaKnobs, rotational: bool) -> SwapReadahead {
-        let SwapRaKnobs { page_cluster, vma_ra_enabled, forced } = knobs;
+        let SwapRaKnobs { page_cluster, vma_ra_enabled, forced, adaptive } = knobs;
         let kernel = if vma_ra_enabled && !rotational { RaMode::Vma } else { RaMode::Cluster };
         let mode = forced.unwrap_or(kernel);
-        SwapReadahead { page_cluster, mode, hits: 4, prev_offset: 0, last_pages: 0, vma: Vec::new() }
+        SwapReadahead { page_cluster, mode, adaptive, hits: 4, prev_offset: 0, last_pages: 0, vma: Vec::new() }
     }
 
     /// `swap_cluster_readahead()`: the slots to read for a fault on `offset`, in
     /// slot order, the target included, on a device of `nr_slots` slots (slot 0 is
     /// the header). The caller skips unused slots and those already cached.
+    /// Before v3.15 (`swap_ra_adaptive` off) the window is always the whole block.
     pub fn cluster_window(&mut self, offset: u32, nr_slots: u32) -> std::ops::RangeInclusive<u32> {
         let max_pages = 1u32 << self.page_cluster;
         if max_pages <= 1 {
             return offset..=offset;
         }
-        let hits = std::mem::take(&mut self.hits);
-        let pages = swapin_nr_pages(self.prev_offset, offset, hits, max_pages, self.last_pages);
-        if hits == 0 {
-            self.prev_offset = offset;
-        }
-        self.last_pages = pages;
+        let pages = if self.adaptive { self.adaptive_pages(offset, max_pages) } else { max_pages };
         let mask = pages - 1;
         if mask == 0 {
             return offset..=offset;
@@ -168,6 +179,18 @@ impl SwapReadahead {
         let start = (offset & !mask).max(1);
         let end = (offset | mask).min(nr_slots.saturating_sub(1));
         start..=end
+    }
+
+    /// `swapin_nr_pages()` for cluster readahead: the window from the hits since
+    /// the last fault, updating the global state.
+    fn adaptive_pages(&mut self, offset: u32, max_pages: u32) -> u32 {
+        let hits = std::mem::take(&mut self.hits);
+        let pages = swapin_nr_pages(self.prev_offset, offset, hits, max_pages, self.last_pages);
+        if hits == 0 {
+            self.prev_offset = offset;
+        }
+        self.last_pages = pages;
+        pages
     }
 
     /// `swap_vma_readahead()`: the pages of `region` (of `region_pages` pages) to
@@ -252,7 +275,10 @@ mod tests {
 
     #[test]
     fn cluster_window_aligned_block_skips_header() {
-        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: false, forced: None }, false);
+        let mut ra = SwapReadahead::new(
+            SwapRaKnobs { page_cluster: 3, vma_ra_enabled: false, forced: None, adaptive: true },
+            false,
+        );
         // Initial hits 4: 6 -> 8 pages, block of 8 around slot 5 (header excluded).
         assert_eq!(ra.cluster_window(5, 100), 1..=7);
         // Hits now 0 and prev_offset untouched (0): slot 20 is not adjacent -> 1 page,
@@ -265,13 +291,30 @@ mod tests {
         ra.on_cache_hit(0, 0, true);
         assert_eq!(ra.cluster_window(97, 99), 96..=98);
         // page-cluster 0: target only.
-        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 0, vma_ra_enabled: false, forced: None }, false);
+        let mut ra = SwapReadahead::new(
+            SwapRaKnobs { page_cluster: 0, vma_ra_enabled: false, forced: None, adaptive: true },
+            false,
+        );
         assert_eq!(ra.cluster_window(42, 100), 42..=42);
+    }
+
+    /// Before v3.15 every fault reads the whole aligned block, hits or not.
+    #[test]
+    fn blind_cluster_window_before_v3_15() {
+        let knobs = SwapRaKnobs { page_cluster: 3, vma_ra_enabled: false, forced: None, adaptive: false };
+        let mut ra = SwapReadahead::new(knobs, true);
+        assert_eq!(ra.cluster_window(5, 100), 1..=7);
+        assert_eq!(ra.cluster_window(20, 100), 16..=23);
+        assert_eq!(ra.cluster_window(21, 100), 16..=23);
+        assert_eq!(ra.cluster_window(97, 99), 96..=98);
     }
 
     #[test]
     fn vma_window_placement_and_clipping() {
-        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, false);
+        let mut ra = SwapReadahead::new(
+            SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None, adaptive: true },
+            false,
+        );
         assert_eq!(ra.mode, RaMode::Vma);
         // First fault: 4 hits -> 8 pages, centred: left = 100 - 3.
         assert_eq!(ra.vma_window(0, 100, 1000), 97..105);
@@ -282,25 +325,41 @@ mod tests {
         // Backward: previous fault one page above; no hits -> 2 pages ending at the address.
         assert_eq!(ra.vma_window(0, 105, 1000), 104..106);
         // Clipped to the PMD (512 pages) and to the region.
-        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, false);
+        let mut ra = SwapReadahead::new(
+            SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None, adaptive: true },
+            false,
+        );
         assert_eq!(ra.vma_window(1, 513, 2000), 512..518);
-        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, false);
+        let mut ra = SwapReadahead::new(
+            SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None, adaptive: true },
+            false,
+        );
         assert_eq!(ra.vma_window(2, 8, 10), 5..10);
         // Rotational swap: cluster readahead whatever the knob says.
         assert_eq!(
-            SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, true).mode,
+            SwapReadahead::new(
+                SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None, adaptive: true },
+                true
+            )
+            .mode,
             RaMode::Cluster
         );
         assert_eq!(
-            SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: false, forced: Some(RaMode::Vma) }, true)
-                .mode,
+            SwapReadahead::new(
+                SwapRaKnobs { page_cluster: 3, vma_ra_enabled: false, forced: Some(RaMode::Vma), adaptive: true },
+                true
+            )
+            .mode,
             RaMode::Vma
         );
     }
 
     #[test]
     fn vma_hits_saturate_and_follow_the_address() {
-        let mut ra = SwapReadahead::new(SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None }, false);
+        let mut ra = SwapReadahead::new(
+            SwapRaKnobs { page_cluster: 3, vma_ra_enabled: true, forced: None, adaptive: true },
+            false,
+        );
         for i in 0..100 {
             ra.on_cache_hit(0, i, true);
         }

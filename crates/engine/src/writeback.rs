@@ -22,12 +22,18 @@
 //!   fault; later stores through a present PTE only set the PTE dirty bit, which
 //!   reaches `PG_dirty` when reclaim unmaps the page or MGLRU's walk finds the PTE
 //!   young (no `page_mkclean` write-protect cycle).
-//! - S-WB4: pages are dirty or under writeback exactly as their flags say; the
-//!   filesystem's own view (`is_dirty_writeback`, buffer heads) never differs.
+//! - S-WB4: on ext4 and xfs (`fs.type`) pages are dirty or under writeback
+//!   exactly as their flags say (no buffer heads are modelled for them).
+//! - S-FS1: on ext3 (data=ordered) every data write goes out as the journal
+//!   commit's buffer writes, at the flusher's times: the flusher's chunks stand
+//!   for kjournald's commits (the 5 s commit interval and the ordered-data list
+//!   are not modelled), and ext3's own `->writepage` (which does set
+//!   `PG_writeback`) is reached only by reclaim and for pages whose buffers
+//!   the journal already wrote.
 
 use crate::device::Device;
 use crate::{Nanos, HZ, JIFFY_NS};
-use knobs::{size_knob, u64_knob, History, Knob, Version};
+use knobs::{size_knob, u64_knob, History, Kind, Knob, Version};
 use mm::{Mm, PageFlags, Pfn};
 use std::collections::VecDeque;
 
@@ -55,6 +61,40 @@ pub struct WritebackKnobs {
     pub dirty_background_bytes: u64,
     /// Before v3.14: dirtyable memory counts anon LRU pages while swap has room.
     pub dirtyable_anon: bool,
+    /// The filesystem on the filesystem device (`fs.type`).
+    pub fs_type: FsType,
+}
+
+/// The filesystem holding the files: how its data pages are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FsType {
+    /// ext3, data=ordered (the default mode): the journal commit writes the
+    /// data as buffers (`submit_bh`), leaving `PG_dirty` set and never setting
+    /// `PG_writeback`; `->writepage` then finds clean buffers and writes nothing.
+    Ext3,
+    /// ext4 (seed 003's filesystem): every data write sets `PG_writeback`.
+    Ext4,
+    /// xfs: as ext4 for reclaim (page flags always accurate).
+    Xfs,
+}
+
+impl FsType {
+    /// The value's name, as accepted by `--set fs.type=...`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FsType::Ext3 => "ext3",
+            FsType::Ext4 => "ext4",
+            FsType::Xfs => "xfs",
+        }
+    }
+    /// Parses a value name.
+    pub fn from_name(s: &str) -> Option<FsType> {
+        [FsType::Ext3, FsType::Ext4, FsType::Xfs].into_iter().find(|f| f.name() == s)
+    }
+    /// The filesystem writes data pages as journal buffer writes (S-FS1).
+    pub fn journals_data_buffers(self) -> bool {
+        self == FsType::Ext3
+    }
 }
 
 /// The `vm.dirty_*` sysctls (all in the kernel since v2.6; `*_bytes` since v2.6.29).
@@ -107,6 +147,17 @@ pub const KNOBS: &[Knob<WritebackKnobs>] = &[
         History::Behaviour { since: None, until: Some(Version::new(3, 13)) },
         "before v3.14: dirtyable memory (the base of vm.dirty_ratio and vm.dirty_background_ratio, machine-wide and per zone) counts anon LRU pages while swap has room"
     ),
+    Knob {
+        key: "fs.type",
+        help: "filesystem on the fs device: ext4 (default; seed 003's), xfs (as ext4: page flags accurate), ext3 (data=ordered: the journal writes data as buffers without PG_writeback, leaving PG_dirty pages with clean buffers; S-FS1; ext3's own driver until v4.2)",
+        kind: Kind::Choice,
+        history: History::Model,
+        get: |c| c.fs_type.name().into(),
+        set: |c, v| {
+            c.fs_type = FsType::from_name(v).ok_or("ext3, ext4 or xfs")?;
+            Ok(())
+        },
+    },
 ];
 
 /// A writeback sysctl: present in every kernel the profiles name.
@@ -122,6 +173,7 @@ impl Default for WritebackKnobs {
             dirty_bytes: 0,
             dirty_background_bytes: 0,
             dirtyable_anon: false,
+            fs_type: FsType::Ext4,
         }
     }
 }
@@ -213,6 +265,9 @@ pub struct Flusher {
     queue: VecDeque<(Pfn, Nanos)>,
     /// Pages reclaim asked to be written (`wakeup_flusher_threads`); 0 = none.
     reclaim_pages: u64,
+    /// Pages the last step cleaned without I/O that had `PG_reclaim` set: the
+    /// caller rotates them to the inactive tail (`folio_end_writeback`).
+    pub rotate: Vec<Pfn>,
     /// The time of the pending wakeup, if one is queued.
     pub scheduled: Option<Nanos>,
     /// Generation of the pending wakeup event; older events are stale.
@@ -255,24 +310,39 @@ impl Flusher {
                 as u64
         };
         let mut chosen: Vec<Pfn> = Vec::new();
+        // Pages whose `->writepage` found nothing to write; they count against the chunk.
+        let mut cleaned = 0u64;
+        let journal = knobs.fs_type.journals_data_buffers();
         // Each entry is looked at once per step; a pfn queued twice is written once.
         let mut left = self.queue.len();
-        while (chosen.len() as u64) < budget && left > 0 {
+        while chosen.len() as u64 + cleaned < budget && left > 0 {
             left -= 1;
             let Some((pfn, at)) = self.queue.pop_front() else { break };
             let f = &mm.frames[pfn];
             if f.owner.as_file().is_none() || !f.flags.has(PageFlags::DIRTY) {
                 continue;
             }
-            if f.flags.has(PageFlags::WRITEBACK) {
+            if f.flags.0 & (PageFlags::WRITEBACK | PageFlags::BUFFERS_LOCKED) != 0 {
                 // Redirtied while being written: WB_SYNC_NONE skips it this round.
                 self.queue.push_back((pfn, at));
                 continue;
             }
-            mm.start_writeback(pfn);
+            if f.flags.has(PageFlags::BUFFERS_CLEAN) {
+                // ext3: the journal already wrote its buffers; PG_dirty is cleared without I/O.
+                if mm.writepage_without_io(pfn) {
+                    self.rotate.push(pfn);
+                }
+                cleaned += 1;
+                continue;
+            }
+            if journal {
+                mm.start_buffer_write(pfn);
+            } else {
+                mm.start_writeback(pfn);
+            }
             chosen.push(pfn);
         }
-        self.reclaim_pages = self.reclaim_pages.saturating_sub(chosen.len() as u64);
+        self.reclaim_pages = self.reclaim_pages.saturating_sub(chosen.len() as u64 + cleaned);
         let mut out = Vec::with_capacity(chosen.len());
         let mut i = 0;
         while i < chosen.len() {
@@ -366,6 +436,38 @@ mod tests {
         assert_eq!((mm.dirty.nr_dirty, mm.dirty.nr_writeback), (0, 300));
         assert!(mm.frames[pfns[0]].flags.has(PageFlags::WRITEBACK));
         assert_eq!(fl.next_wakeup(&out, 0, &knobs), Some(out[299].1));
+    }
+
+    /// ext3 (S-FS1): the flusher's chunk goes out as the journal's buffer
+    /// writes: the pages stay `PG_dirty` (nr_dirty 10, nr_writeback 0) with
+    /// locked buffers; when the writes end they come back to the queue and the
+    /// next step clears `PG_dirty` without a request, rotating the one page
+    /// reclaim had marked. A page written to meanwhile is written again.
+    #[test]
+    fn ext3_writes_data_as_buffers_then_cleans_without_io() {
+        let (mut mm, pfns) = dirty_file(10);
+        let mut fl = Flusher::default();
+        fl.note_dirtied(&mut mm, 0);
+        let mut dev = DeviceKind::Ssd.preset();
+        let knobs = WritebackKnobs { fs_type: FsType::Ext3, ..WritebackKnobs::default() };
+        let bg = Thresholds { thresh: 8, bg_thresh: 4 };
+        assert_eq!(fl.step(&mut mm, &mut dev, 0, bg, &knobs).len(), 10);
+        assert_eq!((mm.dirty.nr_dirty, mm.dirty.nr_writeback, dev.queued(0)), (10, 0, 1));
+        assert!(mm.frames[pfns[0]].flags.has(PageFlags::DIRTY | PageFlags::BUFFERS_LOCKED | PageFlags::BUFFERS_CLEAN));
+        mm.frames[pfns[4]].flags.set(PageFlags::RECLAIM);
+        for &p in &pfns {
+            assert!(mm.end_buffer_write(p));
+            mm.dirty.newly_dirtied.push(p);
+        }
+        // Page 9 is written to again: its buffers are dirty once more.
+        assert!(!mm.set_page_dirty(pfns[9]));
+        fl.note_dirtied(&mut mm, 1);
+        let out = fl.step(&mut mm, &mut dev, 1, bg, &knobs);
+        assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), vec![pfns[9]]);
+        assert_eq!(fl.rotate, vec![pfns[4]]);
+        assert_eq!((mm.dirty.nr_dirty, mm.dirty.nr_writeback), (1, 0));
+        assert_eq!(mm.stat.get(mm::VmEvent::NrWritten), 9);
+        assert_eq!(mm.stat.get(mm::VmEvent::Pgpgout), 11 * mm::PAGE_SIZE / 1024);
     }
 
     #[test]

@@ -47,6 +47,8 @@ impl DirtyState {
     pub fn mark_dirty(&mut self, frames: &mut FrameTable, stat: &mut VmStat, pfn: Pfn) -> bool {
         let f = &mut frames[pfn];
         if f.flags.has(PageFlags::DIRTY) {
+            // A write to a page whose buffers went out dirties them again (`mark_buffer_dirty`).
+            f.flags.clear(PageFlags::BUFFERS_CLEAN);
             return false;
         }
         f.flags.set(PageFlags::DIRTY);
@@ -89,6 +91,43 @@ impl Mm {
             self.dirty.zone_pending_add(self.frames.zone_of(pfn), 1);
         }
         self.dirty.nr_writeback += 1;
+    }
+
+    /// A write of a dirty page's buffers that leaves the page flags alone
+    /// (ext3's journal commit writing ordered data, `journal_submit_data_buffers`:
+    /// each buffer locked, its dirty bit cleared, `submit_bh`): the buffers are
+    /// locked and clean, `PG_dirty` stays (the page stays counted in `nr_dirty`)
+    /// and `PG_writeback` is never set.
+    pub fn start_buffer_write(&mut self, pfn: Pfn) {
+        let f = &mut self.frames[pfn];
+        debug_assert!(f.flags.has(PageFlags::DIRTY) && !f.flags.has(PageFlags::WRITEBACK), "pfn {pfn}");
+        debug_assert!(!f.flags.has(PageFlags::BUFFERS_LOCKED), "pfn {pfn} buffers already locked");
+        f.flags.set(PageFlags::BUFFERS_LOCKED | PageFlags::BUFFERS_CLEAN);
+    }
+
+    /// The end of a [`Mm::start_buffer_write`] write (`end_buffer_write_sync`:
+    /// the buffers unlocked). Returns true if the page is still `PG_dirty`: its
+    /// `->writepage` is still to come (writing nothing if its buffers stayed
+    /// clean, its new data if it was written to meanwhile).
+    pub fn end_buffer_write(&mut self, pfn: Pfn) -> bool {
+        let f = &mut self.frames[pfn];
+        assert!(f.flags.has(PageFlags::BUFFERS_LOCKED), "buffer write end on pfn {pfn} without locked buffers");
+        f.flags.clear(PageFlags::BUFFERS_LOCKED);
+        // No `nr_written` here: the kernel counts it at the page's writeback end.
+        f.flags.has(PageFlags::DIRTY)
+    }
+
+    /// `->writepage` of a `PG_dirty` page none of whose buffers is dirty
+    /// (`block_write_full_page` finding nothing to submit): `PG_dirty` is
+    /// cleared and `PG_writeback` set and ended at once, with no I/O. Returns
+    /// whether `PG_reclaim` was set (and clears it), as [`Mm::end_writeback`].
+    pub fn writepage_without_io(&mut self, pfn: Pfn) -> bool {
+        let f = &mut self.frames[pfn];
+        debug_assert!(f.flags.has(PageFlags::DIRTY | PageFlags::BUFFERS_CLEAN), "pfn {pfn} has dirty buffers");
+        debug_assert!(!f.flags.has(PageFlags::BUFFERS_LOCKED), "pfn {pfn} buffers locked");
+        self.start_writeback(pfn);
+        self.frames[pfn].flags.clear(PageFlags::BUFFERS_CLEAN);
+        self.end_writeback(pfn)
     }
 
     /// `folio_end_writeback()`'s state change: clears `PG_writeback`, counts

@@ -46,6 +46,14 @@ impl PageFlags {
     pub const READAHEAD: u16 = 1 << 10;
     /// `PG_locked`: I/O in progress on the page; reclaim cannot take it.
     pub const LOCKED: u16 = 1 << 11;
+    /// The page's buffer heads are locked for a write (`buffer_locked`) that does
+    /// not set `PG_writeback`: ext3's journal writing ordered data. Set only on
+    /// filesystems that write data this way.
+    pub const BUFFERS_LOCKED: u16 = 1 << 12;
+    /// No buffer of this `PG_dirty` page is dirty (`!buffer_dirty`): its data
+    /// went out (or is going out) as buffer writes and its `->writepage` would
+    /// write nothing. Set only together with `PG_dirty`.
+    pub const BUFFERS_CLEAN: u16 = 1 << 13;
 
     /// True if all bits of `bits` are set.
     #[inline]

@@ -91,6 +91,11 @@ pub struct DirtyConfig {
     pub dirty_activate: bool,
     /// `dirty_throttle`: how reclaim waits for writeback.
     pub throttle: DirtyThrottle,
+    /// `is_dirty_writeback` (v3.11, seed 003's follow-up): reclaim asks the
+    /// filesystem whether a file page is dirty or under writeback
+    /// (`a_ops->is_dirty_writeback`; from its buffers on ext3); off: the page
+    /// flags alone (`PageDirty`, `PageWriteback`).
+    pub is_dirty_writeback: bool,
 }
 
 impl DirtyConfig {
@@ -100,6 +105,7 @@ impl DirtyConfig {
         kswapd_flat_priority: true,
         dirty_activate: true,
         throttle: DirtyThrottle::Throttle,
+        is_dirty_writeback: true,
     };
 }
 
@@ -285,6 +291,14 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
         dirty.dirty_activate,
         History::since(4, 13),
         "v4.13: dirty/writeback file pages are activated and kswapd writes only pages seen twice; off: they stay on the inactive list"
+    ),
+    bool_knob!(
+        "is_dirty_writeback",
+        dirty.is_dirty_writeback,
+        // KERNEL: b45972265f82 "mm: vmscan: take page buffers dirty and locked state
+        // into account" (v3.11): page_check_dirty_writeback() and the a_ops hook.
+        History::since(3, 11),
+        "v3.11 (seed 003): reclaim counts a file page as dirty / under writeback by asking its filesystem (ext3: any buffer dirty / locked); off: by PageDirty / PageWriteback alone. Only ext3 (fs.type) gives a different answer"
     ),
     Knob {
         key: "dirty_throttle",

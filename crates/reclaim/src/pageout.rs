@@ -10,6 +10,9 @@
 //! - S-PO2: a synchronous swap device (zram, pmem) completes the write inside
 //!   `pageout`, so the page is freed in the same pass, as in the kernel.
 //! - S-PO3: no legacy cgroup-v1 writeback waits (case 5c), no lazy-free pages.
+//! - S-FS2: `->writepage` of a page whose buffers are locked under the
+//!   journal's write leaves `PG_dirty` set (the kernel clears it, writes
+//!   nothing, and activates the page it cannot release, as here).
 
 use crate::config::{DirtyConfig, DirtyThrottle};
 use crate::control::{Reclaimer, ScanControl};
@@ -230,8 +233,7 @@ fn shrink_one<H: FolioHooks, const TRACE: bool>(
     // Step 4: dirty/writeback classification, file pages only.
     let dirty_verdict = if env.dirty.dirty_activate { Verdict::Activate } else { Verdict::Keep };
     if !anon {
-        let dirty = flags.has(PageFlags::DIRTY);
-        let wb = flags.has(PageFlags::WRITEBACK);
+        let (dirty, wb) = check_dirty_writeback(flags, env.dirty.is_dirty_writeback);
         if dirty || wb {
             stat.nr_dirty += 1;
         }
@@ -307,10 +309,11 @@ fn shrink_one<H: FolioHooks, const TRACE: bool>(
             return Verdict::Keep;
         }
         match pageout::<TRACE>(mm, sc, pfn, anon, stat) {
-            // zswap took the page: no device write, the page is clean.
-            Pageout::Zswap => {}
-            // zswap refused it and the group may not write to the device.
-            Pageout::Activate => return Verdict::Activate,
+            // zswap took the page, or the filesystem had nothing to write: the page is clean.
+            Pageout::Zswap | Pageout::NothingToWrite => {}
+            // zswap refused it and the group may not write to the device, or
+            // the page's buffers are busy.
+            Pageout::Activate | Pageout::BuffersBusy => return Verdict::Activate,
             Pageout::Submitted if anon && env.sync_swap => {
                 // S-PO2: the write has completed; the page is clean and can go now.
                 let written = mm.swap_write_sync(mm.frames[pfn].swap, mm.page_key(pfn));
@@ -331,6 +334,22 @@ fn shrink_one<H: FolioHooks, const TRACE: bool>(
     // Step 11: remove from the page cache or swap cache, leaving a shadow.
     remove_mapping::<H, TRACE>(mm, hooks, pfn, sc.priority);
     Verdict::Free
+}
+
+/// `page_check_dirty_writeback()` (mm/vmscan.c, v3.11) for a file page: is it
+/// dirty, is it under writeback? Before v3.11 (`ask_fs` off) the page flags
+/// answer. Since, the filesystem's `is_dirty_writeback` answers where it has
+/// one: ext3's (`buffer_check_dirty_writeback()`, fs/buffer.c) says dirty if
+/// any buffer is dirty and under writeback if the page is or any buffer is
+/// locked. Other filesystems' pages never have the buffer states set here, so
+/// the flags answer for them either way.
+#[inline]
+fn check_dirty_writeback(flags: PageFlags, ask_fs: bool) -> (bool, bool) {
+    let (dirty, wb) = (flags.has(PageFlags::DIRTY), flags.has(PageFlags::WRITEBACK));
+    if !ask_fs {
+        return (dirty, wb);
+    }
+    (dirty && !flags.has(PageFlags::BUFFERS_CLEAN), wb || flags.has(PageFlags::BUFFERS_LOCKED))
 }
 
 /// Only kswapd writes file pages, and only when the kernel lets it: below
@@ -356,6 +375,12 @@ enum Pageout {
     /// zswap refused it and its group's `memory.zswap.writeback` is 0: it
     /// stays dirty and goes back to the active list (`AOP_WRITEPAGE_ACTIVATE`).
     Activate,
+    /// A file page none of whose buffers was dirty: `->writepage` wrote
+    /// nothing and the page is clean (ext3, its data already written by the journal).
+    NothingToWrite,
+    /// A file page whose buffers are locked under the journal's write: it
+    /// cannot be released (`try_to_release_page` fails) and is activated.
+    BuffersBusy,
 }
 
 /// `pageout()`: clears dirty and writes the page: an anon page goes to zswap
@@ -369,6 +394,19 @@ fn pageout<const TRACE: bool>(
     anon: bool,
     stat: &mut FolioStat,
 ) -> Pageout {
+    let flags = mm.frames[pfn].flags;
+    if !anon && flags.0 & (PageFlags::BUFFERS_LOCKED | PageFlags::BUFFERS_CLEAN) != 0 {
+        // `->writepage` runs (and is counted as a reclaim write) but finds no dirty buffer.
+        count_pageout::<TRACE>(mm, sc, pfn, stat);
+        if flags.has(PageFlags::BUFFERS_LOCKED) {
+            // S-FS2: PG_dirty stays until the journal's write ends (the kernel
+            // clears it now, then fails to release the locked buffers).
+            return Pageout::BuffersBusy;
+        }
+        // The page is isolated: the PG_reclaim rotation at writeback end does not apply.
+        mm.writepage_without_io(pfn);
+        return Pageout::NothingToWrite;
+    }
     if anon && mm.zswap.is_some() {
         if zswap_store(mm, sc, pfn) {
             count_pageout::<TRACE>(mm, sc, pfn, stat);

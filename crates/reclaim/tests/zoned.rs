@@ -127,6 +127,7 @@ fn v311_dirty_flags_are_per_zone() {
         kswapd_flat_priority: true,
         dirty_activate: false,
         throttle: reclaim::DirtyThrottle::Stall,
+        is_dirty_writeback: true,
     };
     let cfg = ReclaimConfig { dirty, ..ReclaimConfig::default() };
     let mut p = ZonedPolicy::new(vec![Box::new(Classic::new(cfg.clone())), Box::new(Classic::new(cfg))]);

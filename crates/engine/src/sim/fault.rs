@@ -48,9 +48,13 @@ impl Machine {
                 false
             }
             Access::FileWrite { file, page } => {
-                // Only a write to an already dirty page needs no dirty accounting.
+                // Only a write to an already dirty page needs no dirty accounting
+                // (unless ext3's journal wrote its buffers: they must be dirtied again).
                 match self.mm.files[file.0 as usize].cache[page as usize].pfn() {
-                    Some(pfn) if self.mm.frames[pfn].flags.has(PageFlags::DIRTY) => {
+                    Some(pfn)
+                        if self.mm.frames[pfn].flags.0 & (PageFlags::DIRTY | PageFlags::BUFFERS_CLEAN)
+                            == PageFlags::DIRTY =>
+                    {
                         self.policy.on_access(&mut self.mm, pfn, AccessKind::MarkAccessed);
                         true
                     }

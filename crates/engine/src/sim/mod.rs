@@ -266,7 +266,7 @@ impl Sim {
             match ev {
                 Event::Thread(tid) => self.run_thread(tid as usize, now, limit)?,
                 Event::Kswapd(gen) => self.m.kswapd_event(gen, now)?,
-                Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
+                Event::WritebackDone(pfn) => self.m.writeback_done(pfn, now),
                 Event::Flusher(gen) if gen == self.m.flusher.gen => self.m.flusher_event(now),
                 Event::Flusher(_) => {}
                 Event::StatsFlush => self.m.stats_flush_event(now),
@@ -511,7 +511,7 @@ impl Sim {
         let mut other = Vec::new();
         while let Some((t, ev)) = self.m.queue.pop() {
             match ev {
-                Event::WritebackDone(pfn) => self.m.writeback_done(pfn),
+                Event::WritebackDone(pfn) => self.m.writeback_done(pfn, t),
                 ev => other.push((t, ev)),
             }
         }

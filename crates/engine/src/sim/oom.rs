@@ -400,7 +400,7 @@ mod tests {
         assert_eq!(m.mm.swap.nr_free(), m.mm.swap.total() - 1);
         assert!(m.mm.regions[r.0 as usize].ptes.iter().all(|&p| p == Pte::NONE));
         m.check_invariants();
-        m.writeback_done(wb);
+        m.writeback_done(wb, 0);
         assert_eq!((free_of(m), m.mm.swap.nr_free()), (free + 3, m.mm.swap.total()));
         m.check_invariants();
         // Nothing is left to kill.

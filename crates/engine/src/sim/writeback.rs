@@ -110,6 +110,9 @@ impl Machine {
         for &(pfn, done) in &out {
             self.queue.push(done, Event::WritebackDone(pfn));
         }
+        for pfn in std::mem::take(&mut self.flusher.rotate) {
+            self.policy.rotate_reclaimable(&mut self.mm, pfn);
+        }
         if let Some(at) = self.flusher.next_wakeup(&out, now, &self.cfg.writeback) {
             self.schedule_flusher(at);
         }
@@ -189,9 +192,15 @@ impl Machine {
         submit_writes(&mut self.mm, &mut self.swap_dev, &mut self.fs_dev, &mut self.queue, &sc.pageout, at);
     }
 
-    /// `folio_end_writeback()` for a completed write of `pfn`.
-    pub(super) fn writeback_done(&mut self, pfn: Pfn) {
+    /// `folio_end_writeback()` for a completed write of `pfn` at `now` (or the
+    /// end of the journal's buffer write, after which a page still dirty goes
+    /// back to the flusher).
+    pub(super) fn writeback_done(&mut self, pfn: Pfn, now: Nanos) {
+        let journal_write = self.mm.frames[pfn].flags.has(PageFlags::BUFFERS_LOCKED);
         end_writeback(&mut self.mm, self.policy.as_mut(), pfn);
+        if journal_write {
+            self.note_dirtied(now);
+        }
     }
 
     /// Pages a read miss at `index` brings in: the page and, with readahead,
@@ -225,6 +234,12 @@ impl Machine {
         let frames = || self.mm.frames.used().map(|(_, f)| f);
         let dirty = frames().filter(|f| f.owner.as_file().is_some() && f.flags.has(PageFlags::DIRTY)).count() as u64;
         let writeback = frames().filter(|f| f.flags.has(PageFlags::WRITEBACK)).count() as u64;
+        // Buffer states exist only on PG_dirty pages (S-FS1, S-FS2).
+        let buffers = PageFlags::BUFFERS_LOCKED | PageFlags::BUFFERS_CLEAN;
+        assert!(
+            frames().all(|f| f.flags.0 & buffers == 0 || f.flags.has(PageFlags::DIRTY)),
+            "a page has buffer states without PG_dirty"
+        );
         assert_eq!(
             (dirty, writeback),
             (self.mm.dirty.nr_dirty, self.mm.dirty.nr_writeback),
@@ -273,6 +288,15 @@ pub(super) fn submit_writes(
 /// `folio_end_writeback()`: a `PG_reclaim` page is rotated to the inactive
 /// tail; a swap-out of an OOM-killed process's page frees it (S-OOM2).
 pub(super) fn end_writeback(mm: &mut Mm, policy: &mut dyn ReclaimPolicy, pfn: Pfn) {
+    if mm.frames[pfn].flags.has(PageFlags::BUFFERS_LOCKED) {
+        // S-FS1: the journal's write of the page's buffers ended. A page still
+        // PG_dirty is queued for the flusher again, as dirtied now: its
+        // `->writepage` (nothing to write unless it was written to meanwhile) is to come.
+        if mm.end_buffer_write(pfn) {
+            mm.dirty.newly_dirtied.push(pfn);
+        }
+        return;
+    }
     let rotate = mm.end_writeback(pfn);
     if super::oom::orphaned(mm, pfn) && super::oom::reap_anon_page(mm, policy, pfn) {
         return;
@@ -364,7 +388,7 @@ mod tests {
         assert_eq!(m.fs_dev.queued(31_000_000_000), 2);
         while let Some((_, ev)) = m.queue.pop() {
             if let Event::WritebackDone(pfn) = ev {
-                m.writeback_done(pfn);
+                m.writeback_done(pfn, 0);
             }
         }
         assert_eq!((m.mm.dirty.nr_writeback, m.mm.stat.get(VmEvent::NrWritten)), (0, 8));
