@@ -104,15 +104,21 @@ fn v39_kswapd_writes_dirty_pages_below_priority_10_and_keeps_them_inactive() {
     assert!(mm.frames[sc.pageout[0]].flags.has(PageFlags::WRITEBACK | PageFlags::RECLAIM));
 }
 
-#[test]
-fn v311_kswapd_stalls_on_an_all_dirty_batch_then_writes() {
-    let dirty = DirtyConfig {
+/// v3.11's dirty-page handling: kswapd at a flat priority stalls rather than
+/// activating, with or without the filesystem's `is_dirty_writeback`.
+fn v311_dirty(is_dirty_writeback: bool) -> DirtyConfig {
+    DirtyConfig {
         kswapd_write_at_priority: false,
         kswapd_flat_priority: true,
         dirty_activate: false,
         throttle: DirtyThrottle::Stall,
-        is_dirty_writeback: true,
-    };
+        is_dirty_writeback,
+    }
+}
+
+#[test]
+fn v311_kswapd_stalls_on_an_all_dirty_batch_then_writes() {
+    let dirty = v311_dirty(true);
     let cfg = ReclaimConfig { dirty, ..ReclaimConfig::default() };
     let (mut mm, mut p, _) = file_pages(&cfg, &[true; 64]);
     // Priority 0 scans 32 pages in a batch: all unqueued dirty.
@@ -159,13 +165,7 @@ fn flushed_tail(ext3: bool, cfg: &ReclaimConfig) -> (Mm, Classic, Vec<Pfn>) {
 /// (nr_dirty, nr_unqueued_dirty, nr_congested, nr_writeback, nr_immediate),
 /// pages freed, and `nr_vmscan_immediate_reclaim`.
 fn kswapd_counts(ext3: bool, is_dirty_writeback: bool) -> ([u64; 5], u64, u64) {
-    let dirty = DirtyConfig {
-        kswapd_write_at_priority: false,
-        kswapd_flat_priority: true,
-        dirty_activate: false,
-        throttle: DirtyThrottle::Stall,
-        is_dirty_writeback,
-    };
+    let dirty = v311_dirty(is_dirty_writeback);
     let cfg = ReclaimConfig { dirty, ..ReclaimConfig::default() };
     let (mut mm, mut p, _) = flushed_tail(ext3, &cfg);
     mm.dirty.pgdat_writeback = true;
@@ -206,13 +206,7 @@ fn r18_ext3_pages_counted_through_their_buffers() {
 /// page is freed at once. Four reclaim writes, one device write.
 #[test]
 fn r18_kswapd_pageout_of_ext3_pages_with_clean_or_locked_buffers() {
-    let dirty = DirtyConfig {
-        kswapd_write_at_priority: false,
-        kswapd_flat_priority: true,
-        dirty_activate: false,
-        throttle: DirtyThrottle::Stall,
-        is_dirty_writeback: true,
-    };
+    let dirty = v311_dirty(true);
     let cfg = ReclaimConfig { dirty, ..ReclaimConfig::default() };
     let (mut mm, mut p, pfns) = flushed_tail(true, &cfg);
     mm.dirty.pgdat_dirty = true;
