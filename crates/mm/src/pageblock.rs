@@ -146,7 +146,9 @@ impl ZoneFree {
     ///
     /// Simplification S-MM6: the zone has no holes, so a block the kernel
     /// shares with memory it never managed is a whole block here; the
-    /// non-movable blocks go at the zone's end, where its partial block is.
+    /// non-movable blocks go at the zone's end, where its partial block is;
+    /// free frames beyond a type's blocks go to the movable blocks, then to
+    /// the others.
     pub(crate) fn boot_layout(&mut self, layout: &BootLayout) -> Result<Vec<(Migratetype, u32)>, String> {
         let BootLayout { unmovable, reclaimable, movable_free } = *layout;
         assert!(self.fresh == self.start && self.nr_free == self.end - self.start, "boot layout on a used zone");
@@ -162,18 +164,26 @@ impl ZoneFree {
         let frames = |mt: Migratetype, z: &ZoneFree| {
             (0..blocks).filter(|&b| z.types[b] == mt).map(|b| z.block_span(b)).map(|(lo, hi)| hi - lo).sum::<u32>()
         };
-        let mut taken = Vec::new();
-        for (mt, free) in [
+        // Each type keeps the free frames its blocks can hold; the rest (kernels before
+        // v6.10 keep a stolen buddy's remainder on the stealer's list, and the zone here
+        // has no holes) go to the movable blocks, then to the others (S-MM6).
+        let want = [
+            (Migratetype::Movable, movable_free),
             (Migratetype::Unmovable, unmovable.1),
             (Migratetype::Reclaimable, reclaimable.1),
-            (Migratetype::Movable, movable_free),
-        ] {
-            let have = frames(mt, self);
-            let used = have.checked_sub(free).ok_or_else(|| {
-                format!("{free} free {} frames, but its blocks hold {have}", format!("{mt:?}").to_lowercase())
-            })?;
-            taken.push((mt, used));
+        ];
+        let mut kept = want.map(|(mt, free)| (mt, frames(mt, self), free.min(frames(mt, self))));
+        let mut excess: u32 = want.iter().zip(&kept).map(|(w, k)| w.1 - k.2).sum();
+        for (_, have, free) in &mut kept {
+            let more = excess.min(*have - *free);
+            *free += more;
+            excess -= more;
         }
+        if excess > 0 {
+            let total: u32 = want.iter().map(|w| w.1).sum();
+            return Err(format!("{total} free frames, but the zone holds {}", self.end - self.start));
+        }
+        let taken = kept.iter().map(|&(mt, have, free)| (mt, have - free)).collect();
         self.materialize(self.end);
         Ok(taken)
     }
@@ -388,15 +398,31 @@ mod tests {
         assert!((3584..3840).contains(&p));
     }
 
+    /// Free frames listed under a type beyond its blocks (a 6.1 guest's DMA:
+    /// 48 reclaimable free pages, no reclaimable block) go to the movable
+    /// blocks, then to the others: of 1024 frames, 1 unmovable block keeps
+    /// 100 free, the movable block 400 + 48 = 448, and 1024 - 548 = 476 are
+    /// taken; with 500 movable free frames listed, the movable block holds 512
+    /// and the other 36 go to the unmovable block (136 free).
+    #[test]
+    fn free_frames_beyond_a_types_blocks_count_as_movable() {
+        let mut t = FrameTable::new(1024);
+        let layout = BootLayout { unmovable: (1, 100), reclaimable: (0, 48), movable_free: 400 };
+        assert_eq!(t.boot_layout(0, &layout), Ok(476));
+        assert_eq!((t.nr_free_of(0, Migratetype::Unmovable), t.nr_free_of(0, Migratetype::Movable)), (100, 448));
+        let mut t = FrameTable::new(1024);
+        let layout = BootLayout { unmovable: (1, 100), reclaimable: (0, 48), movable_free: 500 };
+        assert_eq!(t.boot_layout(0, &layout), Ok(376));
+        assert_eq!((t.nr_free_of(0, Migratetype::Unmovable), t.nr_free_of(0, Migratetype::Movable)), (136, 512));
+    }
+
     /// A layout that does not fit the zone is refused, naming what is wrong.
     #[test]
     fn a_boot_layout_that_does_not_fit_is_refused() {
         let three = BootLayout { unmovable: (2, 0), reclaimable: (1, 0), movable_free: 0 };
-        let too_free = BootLayout { unmovable: (1, 600), ..Default::default() };
-        let want = [
-            "3 unmovable and reclaimable blocks, but the zone has 2",
-            "600 free unmovable frames, but its blocks hold 512",
-        ];
+        let too_free = BootLayout { unmovable: (1, 500), movable_free: 600, ..Default::default() };
+        let want =
+            ["3 unmovable and reclaimable blocks, but the zone has 2", "1100 free frames, but the zone holds 1024"];
         for (layout, want) in [three, too_free].iter().zip(want) {
             assert_eq!(FrameTable::new(1024).boot_layout(0, layout), Err(want.to_string()));
         }
