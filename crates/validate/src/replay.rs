@@ -190,17 +190,22 @@ impl GlobalStart {
 /// kernel's other types (`HighAtomic`, `CMA`, `Isolate`: none in a booted
 /// guest) count as unmovable (S-MM6).
 fn pageblocks_setting(start: &crate::stat::Stats, zones: &[(mm::ZoneId, u64)]) -> Option<String> {
-    let get = |z: mm::ZoneId, ty: &str, what: &str| start.get(&format!("pageblock_{}_{ty}_{what}", z.label())).copied();
-    let mut parts = Vec::new();
-    for &(z, _) in zones {
-        let pair = |ty: &str| Some((get(z, ty, "blocks")?, get(z, ty, "free")?));
+    let get = |z: mm::ZoneId, ty: &str, what: &str| {
+        start.get(&format!("pageblock_{}_{ty}_{what}", z.label())).map(|&n| n as u32)
+    };
+    let mut list = Vec::new();
+    for &(zone, _) in zones {
+        let pair = |ty: &str| Some((get(zone, ty, "blocks")?, get(zone, ty, "free")?));
         let other = ["HighAtomic", "CMA", "Isolate"].map(|ty| pair(ty).unwrap_or((0, 0)));
-        let (ub, uf) = other.iter().fold(pair("Unmovable")?, |a, b| (a.0 + b.0, a.1 + b.1));
-        let (rb, rf) = pair("Reclaimable")?;
-        let mf = get(z, "Movable", "free")?;
-        parts.push(format!("{}:unmovable={ub}/{uf},reclaimable={rb}/{rf},movable={mf}", z.name()));
+        let unmovable = other.iter().fold(pair("Unmovable")?, |a, b| (a.0 + b.0, a.1 + b.1));
+        let layout = mm::pageblock::BootLayout {
+            unmovable,
+            reclaimable: pair("Reclaimable")?,
+            movable_free: get(zone, "Movable", "free")?,
+        };
+        list.push(engine::config::BootBlocks { zone, layout });
     }
-    Some(parts.join(";"))
+    Some(engine::config::format_pageblocks(&list))
 }
 
 impl Machine {

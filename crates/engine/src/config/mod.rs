@@ -13,7 +13,7 @@ mod zswap;
 pub use cgroup::CgroupKnobs;
 pub use cpu::CpuCosts;
 pub use knobs::{format_size, parse_size};
-pub use numa::{BootBlocks, LruLayout, NumaKnobs, ZoneLayout};
+pub use numa::{format_pageblocks, BootBlocks, LruLayout, NumaKnobs, ZoneLayout};
 pub use pcp::PcpKnobs;
 pub use settings::{Setting, SETTINGS};
 pub use zram::{ZramKnobs, DEFAULT_ZRAM_RATIO_X100};

@@ -217,7 +217,8 @@ fn parse_pageblocks(v: &str) -> Result<Vec<BootBlocks>, String> {
     Ok(list)
 }
 
-fn format_pageblocks(list: &[BootBlocks]) -> String {
+/// The `memory.pageblocks` value of `list` (`none` when empty).
+pub fn format_pageblocks(list: &[BootBlocks]) -> String {
     if list.is_empty() {
         return "none".into();
     }
