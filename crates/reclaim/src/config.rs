@@ -155,6 +155,11 @@ pub struct ReclaimConfig {
     /// counts in `/proc/vmstat`'s `pgscan_direct`/`pgsteal_direct`; before,
     /// only global reclaim did.
     pub cgroup_reclaim_vmstat: bool,
+    /// `scan_eligible_zones` (v4.10, "mm, vmscan: consider eligible zones in
+    /// get_scan_count"): a reclaim limited to zones up to `sc.reclaim_idx`
+    /// sizes each list's scan by its pages in those zones; before (v4.8's node
+    /// LRUs), by the whole list.
+    pub scan_eligible_zones: bool,
     /// Multi-gen LRU knobs (used when `lru=mglru`).
     pub lru_gen: LruGenConfig,
     /// Slab shrinker knobs.
@@ -180,6 +185,7 @@ impl Default for ReclaimConfig {
             file_ratio_1to1: false,
             refaults_deactivate: true,
             cgroup_reclaim_vmstat: false,
+            scan_eligible_zones: true,
             lru_gen: LruGenConfig::default(),
             shrinker: ShrinkerConfig::default(),
             scale: ScaleModel::IDENTITY,
@@ -267,6 +273,14 @@ pub const KNOBS: &[Knob<ReclaimConfig>] = &[
         // after 7.0's merge window; the 7.2 guest counts this way, 6.12 does not).
         History::since(7, 1),
         "v7.1+: a group's reclaim for its memory.max/memory.high counts in /proc/vmstat's pgscan_direct/pgsteal_direct (memory.reclaim's counts as _proactive, not modelled); before, global reclaim only"
+    ),
+    bool_knob!(
+        "scan_eligible_zones",
+        scan_eligible_zones,
+        // KERNEL: Michal Hocko's "mm, vmscan: consider eligible zones in get_scan_count"
+        // (posted 2017-01-17 as a fix of v4.8's node LRUs, merged for v4.10).
+        History::since(4, 10),
+        "v4.10+: reclaim limited to low zones (kswapd woken for DMA/DMA32, a GFP_DMA32 allocation) scans each list in proportion to its pages in those zones; off (v4.8..v4.9): to the whole list, skipping the rest"
     ),
     bool_knob!(
         "swapin_workingset",

@@ -52,7 +52,7 @@ use crate::workingset::{refault_distance, unpack_shadow, ShadowInfo};
 use crate::SWAP_CLUSTER_MAX;
 use cost::CostModel;
 use mm::tracepoint::Tracepoint;
-use mm::{LruList, Mm, PageFlags, Pfn, Shadow, VmEvent};
+use mm::{LruList, Mm, PageFlags, Pfn, Shadow, VmEvent, ZoneId, MAX_NR_ZONES};
 
 /// List indices, as the kernel's `enum lru_list`.
 const IA: usize = 0;
@@ -81,6 +81,9 @@ struct GroupStats {
 pub struct Classic {
     cfg: ReclaimConfig,
     lists: [LruList; 4],
+    /// Pages of each list by zone type: `update_lru_size()`'s per-zone counts
+    /// (`NR_ZONE_LRU_BASE + lru`), which size the scans of a zone-limited reclaim.
+    zone_lens: [[u64; MAX_NR_ZONES]; 4],
     /// The workingset clock: evictions and activations (B.2).
     nonresident_age: u64,
     /// The anon/file balance: costs or rotation ratios, by the profile's form.
@@ -100,6 +103,7 @@ impl Classic {
             cost: CostModel::new(cfg.balance),
             cfg,
             lists: Default::default(),
+            zone_lens: [[0; MAX_NR_ZONES]; 4],
             nonresident_age: 0,
             refaults_snapshot: [0; 2],
             pass: PassControl::default(),
@@ -133,6 +137,19 @@ impl Classic {
         self.lists[lru].len()
     }
 
+    /// `lruvec_lru_size(lruvec, lru, zone_idx)`: pages of list `lru` in zones
+    /// of type up to `zone_idx`.
+    fn eligible_len(&self, lru: usize, zone_idx: ZoneId) -> u64 {
+        self.zone_lens[lru][..=zone_idx as usize].iter().sum()
+    }
+
+    /// Counts `pfn` in (`delta` 1) or out of (`delta` -1) the zone counts of list `lru`.
+    fn count_in_zone(&mut self, mm: &Mm, lru: usize, pfn: Pfn, delta: i64) {
+        let zone = mm.zones[mm.frames.zone_of(pfn)].id as usize;
+        let n = &mut self.zone_lens[lru][zone];
+        *n = n.checked_add_signed(delta).expect("zone LRU count below zero");
+    }
+
     /// A list size as the group's statistics report it (flushed copy or exact).
     fn stat_len(&self, lru: usize) -> u64 {
         self.group_stats.map_or_else(|| self.len(lru), |g| g.lru[lru])
@@ -157,12 +174,14 @@ impl Classic {
         } else {
             self.lists[lru].push_head(mm.frames.slice_mut(), pfn);
         }
+        self.count_in_zone(mm, lru, pfn, 1);
     }
 
     fn del_from_list(&mut self, mm: &mut Mm, pfn: Pfn) {
         let lru = mm.frames[pfn].lru as usize;
         self.lists[lru].remove(mm.frames.slice_mut(), pfn);
         mm.frames[pfn].flags.clear(PageFlags::LRU);
+        self.count_in_zone(mm, lru, pfn, -1);
     }
 
     /// `workingset_age_nonresident()`.
@@ -373,6 +392,9 @@ impl ReclaimPolicy for Classic {
                 n += 1;
             }
             assert_eq!(n, list.len(), "list {lru}: length {} but {n} pages linked", list.len());
+            let mut by_zone = [0; MAX_NR_ZONES];
+            list.iter(frames).for_each(|pfn| by_zone[mm.zones[mm.frames.zone_of(pfn)].id as usize] += 1);
+            assert_eq!(by_zone, self.zone_lens[lru], "list {lru}: zone counts disagree with its pages");
         }
     }
 }

@@ -94,7 +94,9 @@ impl Classic {
         let mut nr = [0u64; 4];
         for (lru, slot) in nr.iter_mut().enumerate() {
             let ty = lru / 2;
-            let size = crate::eligible::node_share(mm, sc, self.len(lru));
+            let lru_size =
+                if self.cfg.scan_eligible_zones { self.eligible_len(lru, sc.reclaim_idx) } else { self.len(lru) };
+            let size = crate::eligible::node_share(mm, sc, lru_size);
             let scan = crate::tree::protected_scan(mm, sc, size) >> sc.priority;
             *slot = match balance {
                 ScanBalance::Equal => scan,

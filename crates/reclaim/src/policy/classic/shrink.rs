@@ -21,7 +21,9 @@ impl Classic {
     fn isolate(&mut self, mm: &mut Mm, lru: usize, nr_to_scan: u64, sc: &mut ScanControl) -> u64 {
         debug_assert!(self.scratch.is_empty());
         if !eligible::all_eligible(mm, sc) {
-            return eligible::isolate(mm, &mut self.lists[lru], nr_to_scan, sc, &mut self.scratch);
+            let scanned = eligible::isolate(mm, &mut self.lists[lru], nr_to_scan, sc, &mut self.scratch);
+            self.uncount_isolated(mm, lru);
+            return scanned;
         }
         let frames = mm.frames.slice_mut();
         let mut scanned = 0;
@@ -37,6 +39,7 @@ impl Classic {
             scanned += 1;
         }
         sc.work.pages_scanned += scanned;
+        self.uncount_isolated(mm, lru);
         let list = Lru::of(lru >= IF, lru % 2 == 1);
         mm.trace(|| Tracepoint::LruIsolate {
             nr_requested: nr_to_scan,
@@ -45,6 +48,13 @@ impl Classic {
             lru: list,
         });
         scanned
+    }
+
+    /// `update_lru_sizes()`: the pages just isolated from `lru` leave its zone counts.
+    fn uncount_isolated(&mut self, mm: &Mm, lru: usize) {
+        let isolated = std::mem::take(&mut self.scratch);
+        isolated.iter().for_each(|&pfn| self.count_in_zone(mm, lru, pfn, -1));
+        self.scratch = isolated;
     }
 
     /// `move_folios_to_lru()`: puts survivors back at the head of their lists.
