@@ -89,7 +89,8 @@ pub struct Kswapd {
     balancing: Option<Balancing>,
     /// The node.
     pub node: u8,
-    /// The classzone of the current (or last) balance run.
+    /// `kswapd()`'s `highest_zoneidx`: the classzone of the current balance
+    /// run, or, between runs, the one its sleep is checked for.
     pub classzone: ZoneId,
     /// `pgdat->kswapd_highest_zoneidx`: the highest classzone asked for since the run began.
     pending: Option<ZoneId>,
@@ -143,11 +144,21 @@ impl Kswapd {
             && (!self.balanced(mm, classzone) || watermark_boosted(mm, self.node, classzone))
     }
 
-    /// `prepare_kswapd_sleep()`: may kswapd go to sleep? (For the classzone of
-    /// its last run, or a higher one asked for meanwhile.)
+    /// The top of `kswapd()`'s loop, then `kswapd_try_to_sleep()`'s first
+    /// `prepare_kswapd_sleep()`: the classzone becomes the highest one asked for
+    /// since the run began, if any, even below the run's own (a boosted DMA's
+    /// wakeup after a DMA32 run); else it stays the run's. May kswapd nap?
+    pub fn prepare_sleep(&mut self, mm: &Mm) -> bool {
+        if let Some(class) = self.pending {
+            self.classzone = class;
+        }
+        self.ready_to_sleep(mm)
+    }
+
+    /// `prepare_kswapd_sleep()` after the nap: may kswapd sleep, for the
+    /// classzone [`Kswapd::prepare_sleep`] chose?
     pub fn ready_to_sleep(&self, mm: &Mm) -> bool {
-        let class = self.pending.map_or(self.classzone, |p| p.max(self.classzone));
-        self.failures >= MAX_RECLAIM_RETRIES || self.balanced(mm, class)
+        self.failures >= MAX_RECLAIM_RETRIES || self.balanced(mm, self.classzone)
     }
 
     /// Starts a `balance_pgdat` run, for the highest classzone asked for.

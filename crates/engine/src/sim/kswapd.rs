@@ -114,7 +114,7 @@ impl Machine {
                 if step.sc.nr_reclaimed > 0 {
                     self.stalled_attempts = 0;
                 }
-                let napping = step.finished && self.kswapds[node].k.ready_to_sleep(&self.mm);
+                let napping = step.finished && self.kswapds[node].k.prepare_sleep(&self.mm);
                 if wait > 0 || napping {
                     self.cpu_sleep(actor, now + cpu);
                 }
