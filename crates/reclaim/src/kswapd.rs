@@ -332,4 +332,35 @@ mod tests {
         any.begin(&mut mm);
         assert!(any.ready_to_sleep(&mm));
     }
+
+    /// A Normal run ends with Normal balanced (4096 free > 192) while a
+    /// fallback boosted DMA32 by 512 and woke kswapd for DMA32 alone: DMA32
+    /// holds 300 free pages, below its boosted high watermark 192 + 512. The
+    /// sleep is checked for DMA32, the classzone asked for since the run
+    /// began, though below the run's own: kswapd may not sleep, and its next
+    /// run is for DMA32 (for Normal, the higher of the two, it could sleep).
+    #[test]
+    fn sleep_is_checked_for_a_lower_classzone_asked_for_meanwhile() {
+        let spans = [
+            ZoneSpan { node: 0, id: ZoneId::Dma32, pages: 4096 },
+            ZoneSpan { node: 0, id: ZoneId::Normal, pages: 4096 },
+        ];
+        let mut mm = Mm::with_layout(&spans, vec![vec![10]], 0);
+        setup_per_zone_wmarks(&mut mm.zones, 1024, WatermarkGap::Scaled { watermark_scale_factor: 10 });
+        setup_lowmem_reserve(&mut mm.zones, &DEFAULT_LOWMEM_RESERVE_RATIO);
+        for _ in 0..3796 {
+            mm.alloc_in(0, Owner::KERNEL, 0, 0).unwrap();
+        }
+        let mut k = Kswapd::new(&mm, 0, true);
+        assert_eq!(k.classzone, ZoneId::Normal);
+        assert!(k.prepare_sleep(&mm), "Normal balanced, no request meanwhile");
+        mm.zones[0].watermark_boost = 512;
+        assert!(k.wake_request(&mm, ZoneId::Dma32), "boosted");
+        assert!(pgdat_balanced(&mm, 0, ZoneId::Normal, true));
+        assert!(!k.prepare_sleep(&mm));
+        assert_eq!(k.classzone, ZoneId::Dma32);
+        assert!(!k.ready_to_sleep(&mm), "after the nap: still DMA32's");
+        k.begin(&mut mm);
+        assert_eq!(k.classzone, ZoneId::Dma32);
+    }
 }

@@ -1,7 +1,7 @@
 //! Hand-checked scenarios for the classic LRU: get_scan_count fractions and
 //! refault-distance activation. See issue #2.
 
-use mm::{FileId, Mm, Owner, PageFlags, RegionId, Shadow, VmEvent};
+use mm::{FileId, Mm, Owner, PageFlags, RegionId, Shadow, VmEvent, ZoneId, ZoneSpan};
 use reclaim::policy::classic::{Classic, ScanBalance};
 use reclaim::policy::{Origin, ReclaimPolicy};
 use reclaim::workingset::{pack_shadow, ShadowInfo, EVICTION_MASK};
@@ -143,6 +143,45 @@ fn cache_trim_mode_scans_file_only() {
     let c = p.get_scan_count(&mm, &sc);
     assert_eq!(c.balance, ScanBalance::File);
     assert_eq!(c.nr, [0, 0, 2048, 1024]);
+}
+
+/// File lists spread over DMA (zone 0) and DMA32 (zone 1), no swap: inactive
+/// file 200 pages in DMA and 3000 in DMA32, active file 100 in DMA and 1000 in
+/// DMA32 (3200 * 1 >= 1100: cache-trim mode, file only either way).
+/// Kswapd woken for a boosted DMA (`reclaim_idx` DMA) at priority 2 scans the
+/// lists' DMA pages: 200 >> 2 = 50 and 100 >> 2 = 25 (v4.10+); v4.8..v4.9
+/// scanned the whole lists, 3200 >> 2 = 800 and 1100 >> 2 = 275, skipping the
+/// DMA32 pages. Reclaim for DMA32 sees every page either way.
+#[test]
+fn zone_limited_reclaim_scans_in_proportion_to_eligible_pages() {
+    let spans =
+        [ZoneSpan { node: 0, id: ZoneId::Dma, pages: 512 }, ZoneSpan { node: 0, id: ZoneId::Dma32, pages: 8192 }];
+    let counts = |eligible: bool, reclaim_idx: ZoneId| {
+        let mut mm = Mm::with_layout(&spans, vec![vec![10]], 0);
+        let file = mm.add_file(4300);
+        let mut p = Classic::new(ReclaimConfig { scan_eligible_zones: eligible, ..ReclaimConfig::default() });
+        let mut index = 0;
+        for (zone, active, n) in [(0, false, 200), (1, false, 3000), (0, true, 100), (1, true, 1000)] {
+            for _ in 0..n {
+                let pfn = mm.alloc_in(zone, Owner::file(file), index, 0).unwrap();
+                if active {
+                    mm.frames[pfn].flags.set(PageFlags::ACTIVE);
+                }
+                p.add_page(&mut mm, pfn, Origin::FileRead, None);
+                index += 1;
+            }
+        }
+        p.check_invariants(&mm);
+        let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+        (sc.priority, sc.reclaim_idx) = (2, reclaim_idx);
+        p.prepare_scan_control(&mm, &sc);
+        let c = p.get_scan_count(&mm, &sc);
+        assert_eq!(c.balance, ScanBalance::File);
+        c.nr
+    };
+    assert_eq!(counts(true, ZoneId::Dma), [0, 0, 50, 25]);
+    assert_eq!(counts(false, ZoneId::Dma), [0, 0, 800, 275]);
+    assert_eq!(counts(true, ZoneId::Dma32), [0, 0, 800, 275]);
 }
 
 /// A refault at `distance` of a page of the given type, with lists
