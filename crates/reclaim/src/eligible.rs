@@ -20,7 +20,9 @@ pub fn all_eligible(mm: &Mm, sc: &ScanControl) -> bool {
 /// The part of a machine-wide list of `size` pages that stands for the
 /// reclaimed node's own list: `size` times the node's share of managed pages
 /// (all of it without a node). Scan targets (`size >> priority`) use it, so
-/// each node's kswapd scans as much as it would on its own lists.
+/// each node's kswapd scans as much as it would on its own lists. S-MM1: a
+/// zone-limited reclaim's `size` counts the eligible zone types' pages of
+/// every node.
 pub fn node_share(mm: &Mm, sc: &ScanControl, size: u64) -> u64 {
     let Some(nid) = sc.nid else { return size };
     let node: u64 = mm.zones.iter().filter(|z| z.node == nid).map(|z| z.managed).sum();
