@@ -202,7 +202,7 @@ impl Kswapd {
             mm.dirty.clear_flags();
             let node = self.node;
             mm.zones.iter_mut().filter(|z| z.node == node).for_each(|z| z.reclaim_flags = Default::default());
-            return self.finish(mm, policy, sc);
+            return self.finish(mm, policy, sc, false);
         }
         // A boosted pass neither swaps nor writes: it is to relieve, not to issue I/O.
         sc.may_swap = !boosted;
@@ -242,13 +242,13 @@ impl Kswapd {
             b.boost_reclaim -= b.boost_reclaim.min(reclaimed);
             if b.boost_reclaim > 0 && reclaimed == 0 {
                 // No progress for the boost: the run ends rather than loop.
-                return self.finish(mm, policy, sc);
+                return self.finish(mm, policy, sc, true);
             }
             if raise_priority || reclaimed == 0 {
                 b.priority -= 1;
             }
             if b.priority < 1 {
-                return self.finish(mm, policy, sc);
+                return self.finish(mm, policy, sc, true);
             }
         } else {
             b.loop_reclaimed += reclaimed;
@@ -258,16 +258,20 @@ impl Kswapd {
             } else {
                 b.priority -= 1;
                 if b.priority < 0 {
-                    return self.finish(mm, policy, sc);
+                    return self.finish(mm, policy, sc, true);
                 }
             }
         }
         KswapdStep { sc, finished: false }
     }
 
-    fn finish(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: ScanControl) -> KswapdStep {
+    /// The end of `balance_pgdat`. A run that left its loop, `loop_ended` (its
+    /// priorities spent, or a boost it made no progress on), with nothing
+    /// reclaimed is a failure, balanced or not; one that found the node
+    /// balanced (`goto out`) is not.
+    fn finish(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: ScanControl, loop_ended: bool) -> KswapdStep {
         let b = self.balancing.take().expect("finishing a balance run that did not start");
-        if b.nr_reclaimed == 0 && !self.balanced(mm, self.classzone) {
+        if loop_ended && b.nr_reclaimed == 0 {
             self.failures += 1;
         }
         if !self.zone_boosts.is_empty() {

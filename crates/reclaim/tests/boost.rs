@@ -85,3 +85,20 @@ fn an_unbalanced_node_reclaims_normally_and_still_clears_the_boost() {
     assert!(mm.nr_free() >= 896, "free {}", mm.nr_free());
     assert_eq!((mm.zones[0].watermark_boost, mm.stat.get(VmEvent::CompactDaemonWake)), (0, 1));
 }
+
+/// 1192 pages free: balanced, boosted. The boosted run may not swap and the
+/// file lists are empty: its first pass reclaims nothing and the run ends
+/// (no progress for the boost). It counts as a failure (`kswapd_failures`)
+/// though the node is balanced; the boost is still taken off.
+#[test]
+fn a_boosted_run_without_progress_is_a_failure() {
+    let (mut mm, mut p) = machine(7000, 0);
+    assert_eq!(mm.nr_free(), 1192);
+    let mut k = Kswapd::new(&mm, 0, true);
+    boost_watermark(&mut mm.zones[0], DEFAULT_BOOST_FACTOR);
+    assert!(k.wake_request(&mm, ZoneId::Normal));
+    let passes = run(&mut k, &mut mm, &mut p);
+    assert_eq!(passes, [(false, false)]);
+    assert_eq!((mm.stat.get(VmEvent::PgscanKswapd), k.failures), (0, 1));
+    assert_eq!(mm.zones[0].watermark_boost, 0);
+}
