@@ -295,9 +295,9 @@ mod tests {
 
     /// DMA32 and Normal of 4096 pages each; min_free_kbytes 1024 = 256 pages,
     /// 128 per zone; step max(32, 4) = 32: min 128, low 160, high 192. DMA32's
-    /// reserve against Normal is 4096 / 256 = 16. Normal is filled to 100 free
-    /// pages; DMA32 is all free (4096 > 192 + 16).
-    fn machine() -> Mm {
+    /// reserve against Normal is 4096 / 256 = 16. `used` pages of zone `zone`
+    /// are taken.
+    fn two_zones(zone: usize, used: u32) -> Mm {
         let spans = [
             ZoneSpan { node: 0, id: ZoneId::Dma32, pages: 4096 },
             ZoneSpan { node: 0, id: ZoneId::Normal, pages: 4096 },
@@ -306,10 +306,15 @@ mod tests {
         setup_per_zone_wmarks(&mut mm.zones, 1024, WatermarkGap::Scaled { watermark_scale_factor: 10 });
         setup_lowmem_reserve(&mut mm.zones, &DEFAULT_LOWMEM_RESERVE_RATIO);
         assert_eq!((mm.zones[1].watermark[..3].to_vec(), mm.zones[0].lowmem_reserve[2]), (vec![128, 160, 192], 16));
-        for _ in 0..3996 {
-            mm.alloc_in(1, Owner::KERNEL, 0, 0).unwrap();
+        for _ in 0..used {
+            mm.alloc_in(zone, Owner::KERNEL, 0, 0).unwrap();
         }
         mm
+    }
+
+    /// Normal is filled to 100 free pages; DMA32 is all free (4096 > 192 + 16).
+    fn machine() -> Mm {
+        two_zones(1, 3996)
     }
 
     /// v4.8+: the balanced DMA32 zone makes the node balanced for a Normal
@@ -345,16 +350,7 @@ mod tests {
     /// run is for DMA32 (for Normal, the higher of the two, it could sleep).
     #[test]
     fn sleep_is_checked_for_a_lower_classzone_asked_for_meanwhile() {
-        let spans = [
-            ZoneSpan { node: 0, id: ZoneId::Dma32, pages: 4096 },
-            ZoneSpan { node: 0, id: ZoneId::Normal, pages: 4096 },
-        ];
-        let mut mm = Mm::with_layout(&spans, vec![vec![10]], 0);
-        setup_per_zone_wmarks(&mut mm.zones, 1024, WatermarkGap::Scaled { watermark_scale_factor: 10 });
-        setup_lowmem_reserve(&mut mm.zones, &DEFAULT_LOWMEM_RESERVE_RATIO);
-        for _ in 0..3796 {
-            mm.alloc_in(0, Owner::KERNEL, 0, 0).unwrap();
-        }
+        let mut mm = two_zones(0, 3796);
         let mut k = Kswapd::new(&mm, 0, true);
         assert_eq!(k.classzone, ZoneId::Normal);
         assert!(k.prepare_sleep(&mm), "Normal balanced, no request meanwhile");

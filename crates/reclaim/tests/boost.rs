@@ -45,6 +45,18 @@ fn run(k: &mut Kswapd, mm: &mut Mm, p: &mut Classic) -> Vec<(bool, bool)> {
     }
 }
 
+/// [`machine`] with `free` pages free, boosted once, and kswapd's run for it
+/// (the machine after it, kswapd, and the passes' `may_swap`, `may_writepage`).
+fn boosted_run(anon: u32, file: u32, free: u64) -> (Mm, Kswapd, Vec<(bool, bool)>) {
+    let (mut mm, mut p) = machine(anon, file);
+    assert_eq!(mm.nr_free(), free);
+    let mut k = Kswapd::new(&mm, 0, true);
+    boost_watermark(&mut mm.zones[0], DEFAULT_BOOST_FACTOR);
+    assert!(k.wake_request(&mm, ZoneId::Normal));
+    let passes = run(&mut k, &mut mm, &mut p);
+    (mm, k, passes)
+}
+
 /// 1000 pages free: above the high watermark (384) with or without the
 /// first boost (384 + 512 = 896), so the node is balanced: unboosted kswapd
 /// is not woken. Boosted, it is; its run reclaims the boost's 512 pages from
@@ -75,12 +87,7 @@ fn a_boosted_run_reclaims_the_boost_without_swapping_then_clears_it() {
 /// at the start is still taken off at the end.
 #[test]
 fn an_unbalanced_node_reclaims_normally_and_still_clears_the_boost() {
-    let (mut mm, mut p) = machine(3796, 3796);
-    assert_eq!(mm.nr_free(), 600);
-    let mut k = Kswapd::new(&mm, 0, true);
-    boost_watermark(&mut mm.zones[0], DEFAULT_BOOST_FACTOR);
-    assert!(k.wake_request(&mm, ZoneId::Normal));
-    let passes = run(&mut k, &mut mm, &mut p);
+    let (mm, _, passes) = boosted_run(3796, 3796, 600);
     assert!(passes.iter().all(|&m| m == (true, true)), "{passes:?}");
     assert!(mm.nr_free() >= 896, "free {}", mm.nr_free());
     assert_eq!((mm.zones[0].watermark_boost, mm.stat.get(VmEvent::CompactDaemonWake)), (0, 1));
@@ -92,12 +99,7 @@ fn an_unbalanced_node_reclaims_normally_and_still_clears_the_boost() {
 /// though the node is balanced; the boost is still taken off.
 #[test]
 fn a_boosted_run_without_progress_is_a_failure() {
-    let (mut mm, mut p) = machine(7000, 0);
-    assert_eq!(mm.nr_free(), 1192);
-    let mut k = Kswapd::new(&mm, 0, true);
-    boost_watermark(&mut mm.zones[0], DEFAULT_BOOST_FACTOR);
-    assert!(k.wake_request(&mm, ZoneId::Normal));
-    let passes = run(&mut k, &mut mm, &mut p);
+    let (mm, k, passes) = boosted_run(7000, 0, 1192);
     assert_eq!(passes, [(false, false)]);
     assert_eq!((mm.stat.get(VmEvent::PgscanKswapd), k.failures), (0, 1));
     assert_eq!(mm.zones[0].watermark_boost, 0);
