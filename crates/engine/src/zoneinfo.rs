@@ -58,8 +58,8 @@ impl ZoneReport {
                 free: mm.zone_free(i),
                 lowmem_reserve: z.lowmem_reserve,
                 stat: z.stat,
-                pagesets: (0..mm.pcp.nr_cpus())
-                    .filter_map(|cpu| mm.pcp.list(i, cpu))
+                pagesets: (0..mm.frames.pcp.nr_cpus())
+                    .filter_map(|cpu| mm.frames.pcp.list(i, cpu))
                     .map(|(p, batch)| Pageset { count: p.count, high: p.high, batch })
                     .collect(),
             })

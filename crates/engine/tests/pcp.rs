@@ -44,18 +44,18 @@ fn fill_until_direct_reclaim(settings: &[(&str, &str)]) -> (Sim, RegionId, u32) 
 fn refills_hide_pages_from_the_watermark_and_direct_reclaim_drains_them() {
     let (sim, _, page) = fill_until_direct_reclaim(&[("pcp", "off")]);
     assert_eq!(page, 968);
-    assert_eq!(sim.mm().pcp.stat, Default::default());
+    assert_eq!(sim.mm().frames.pcp.stat, Default::default());
 
     let (sim, _, page) = fill_until_direct_reclaim(&[("pcp", "batch"), ("vm.percpu_pagelist_fraction", "8")]);
     assert_eq!(page, 962);
     let mm = sim.mm();
-    assert_eq!(mm.pcp.sizes(0), Some((125, 125, 31)));
+    assert_eq!(mm.frames.pcp.sizes(0), Some((125, 125, 31)));
     let freed = mm.stat.get(VmEvent::PgstealDirect);
     assert!(freed >= 32, "direct reclaim freed {freed}");
     // 32 refills before reclaim, the drain of 30 + freed, one refill after it.
-    assert_eq!((mm.pcp.stat.refills, mm.pcp.stat.refilled), (33, 33 * 31));
-    assert_eq!((mm.pcp.stat.drains, mm.pcp.stat.drained), (1, 30 + freed));
-    assert_eq!(mm.pcp.held(0), 30);
+    assert_eq!((mm.frames.pcp.stat.refills, mm.frames.pcp.stat.refilled), (33, 33 * 31));
+    assert_eq!((mm.frames.pcp.stat.drains, mm.frames.pcp.stat.drained), (1, 30 + freed));
+    assert_eq!(mm.frames.pcp.held(0), 30);
     assert_eq!(mm.nr_free() + 30, mm.nr_free_frames());
     sim.check_invariants();
 }

@@ -138,9 +138,12 @@ fn fair_zone_allocation_round_robin() {
 /// to its low watermark and the other 3968 or more fall back to node 1
 /// (numa_miss), with no reclaim at all. With it, node 0's zone below low is
 /// reclaimed (its own clean page cache, from priority 4) before the walk
-/// moves on: every page stays on node 0, and node reclaim (counted as direct)
-/// frees at least the 3968 pages that did not fit; kswapd is never woken, as
-/// the fast path always succeeds.
+/// moves on, and node reclaim (counted as direct) frees at least the 3968
+/// pages that did not fit; kswapd is never woken, as the fast path always
+/// succeeds. The pages node reclaim frees go to the reader's per-CPU list
+/// (v6.2: high 160, batch 1), which the watermark does not count, so until
+/// the list drains a few allocations still fall back to node 1: fewer than
+/// one list's worth.
 #[test]
 fn zone_reclaim_mode_keeps_allocations_on_the_local_node() {
     for mode in ["0", "1"] {
@@ -155,7 +158,8 @@ fn zone_reclaim_mode_keeps_allocations_on_the_local_node() {
             assert!(get("numa_miss") >= 3968, "{}", get("numa_miss"));
             assert_eq!((get("pgscan_direct"), get("pgsteal_direct")), (0, 0));
         } else {
-            assert_eq!((get("numa_miss"), rep.zones[1].stat.pgalloc), (0, 0));
+            assert_eq!(get("numa_miss"), rep.zones[1].stat.pgalloc);
+            assert!((1..160).contains(&get("numa_miss")), "{}", get("numa_miss"));
             assert!(get("pgsteal_direct") >= 3968, "{}", get("pgsteal_direct"));
             assert_eq!(rep.kswapd_first_wake_ns, [None, None]);
         }

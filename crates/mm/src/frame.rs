@@ -10,6 +10,7 @@
 //! the order of a stack that held every pfn from the start, without holding them.
 
 use crate::pageblock::{BoostForm, BootLayout, Migratetype, ZoneFree};
+use crate::pcp::{PcpLists, TakeCx};
 use crate::space::{FileId, RegionId};
 
 /// Page frame number: the index of a frame in the [`FrameTable`].
@@ -171,10 +172,11 @@ pub struct FrameTable {
     free: Vec<ZoneFree>,
     /// First pfn past each zone, ascending.
     zone_end: Vec<Pfn>,
+    /// Free frames, those on per-CPU lists included.
     nr_free: u32,
-    /// Frames taken and freed so far (wrapping): an unchanged count means
-    /// no zone's free frames changed.
-    moves: u32,
+    /// The per-CPU lists (none until [`crate::Mm::setup_pcp`]): order-0
+    /// allocations and frees go through them.
+    pub pcp: PcpLists,
     /// Which fallbacks raise a watermark boost.
     boost_form: BoostForm,
     /// Per zone: the free frames a kernel allocation wants above its low and
@@ -224,7 +226,7 @@ impl FrameTable {
             free,
             zone_end,
             nr_free: start,
-            moves: 0,
+            pcp: PcpLists::default(),
             boost_form: BoostForm::None,
             kernel_marks: Vec::new(),
             kernel_taken: vec![0; sizes.len()],
@@ -241,22 +243,23 @@ impl FrameTable {
         self.frames.is_empty()
     }
 
-    /// Number of free frames.
+    /// Number of free frames, those on per-CPU lists included.
     #[inline]
     pub fn nr_free(&self) -> u32 {
         self.nr_free
     }
 
-    /// Frames taken and freed so far, wrapping: equal counts at two looks
-    /// mean that no zone's free frames changed in between.
-    #[inline]
-    pub fn moves(&self) -> u32 {
-        self.moves
-    }
-
-    /// Number of free frames in zone `zone` (its index in table order).
+    /// Number of free frames in zone `zone` (its index in table order),
+    /// those on per-CPU lists included.
     #[inline]
     pub fn nr_free_in(&self, zone: usize) -> u32 {
+        self.free[zone].nr_free + self.pcp.held(zone)
+    }
+
+    /// Free frames on zone `zone`'s free lists, not on per-CPU lists
+    /// (`NR_FREE_PAGES`, what the watermark checks read).
+    #[inline]
+    pub fn nr_free_listed(&self, zone: usize) -> u32 {
         self.free[zone].nr_free
     }
 
@@ -273,7 +276,7 @@ impl FrameTable {
     /// zone that has one; `None` if memory is exhausted.
     #[inline]
     pub fn alloc(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        let zone = self.free.iter().rposition(|z| z.nr_free > 0)?;
+        let zone = (0..self.free.len()).rposition(|z| self.nr_free_in(z) > 0)?;
         self.alloc_in(zone, owner, index, flags)
     }
 
@@ -295,7 +298,7 @@ impl FrameTable {
     /// A kernel page of type `mt` from the highest zone with a free frame
     /// (reclaim's `PF_MEMALLOC` context, which ignores the watermarks).
     pub fn alloc_kernel(&mut self, mt: Migratetype) -> Option<Pfn> {
-        let zone = self.free.iter().rposition(|z| z.nr_free > 0)?;
+        let zone = (0..self.free.len()).rposition(|z| self.nr_free_in(z) > 0)?;
         self.kernel_taken[zone] += 1;
         self.take(zone, mt, Owner::KERNEL, 0, 0)
     }
@@ -311,7 +314,8 @@ impl FrameTable {
     pub fn alloc_slab(&mut self, mt: Migratetype) -> Option<Pfn> {
         let marks = &self.kernel_marks;
         let above = |i: usize| (0..marks.len()).rev().find(|&z| self.free[z].nr_free > [marks[z].0, marks[z].1][i]);
-        let zone = above(0).or_else(|| above(1)).or_else(|| self.free.iter().rposition(|z| z.nr_free > 0))?;
+        let zone =
+            above(0).or_else(|| above(1)).or_else(|| (0..self.free.len()).rposition(|z| self.nr_free_in(z) > 0))?;
         self.take(zone, mt, Owner::KERNEL, 0, 0)
     }
 
@@ -321,11 +325,17 @@ impl FrameTable {
         self.kernel_marks = marks;
     }
 
+    /// Takes a frame of type `mt` in zone `zone`: from the current CPU's
+    /// list once there are lists, else from the zone's free lists.
     #[inline]
     fn take(&mut self, zone: usize, mt: Migratetype, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        let pfn = self.free[zone].take(mt, &self.frames, self.boost_form)?;
+        let pfn = if self.pcp.active() {
+            let cx = TakeCx { frames: &self.frames, form: self.boost_form };
+            self.pcp.take(zone, mt, &mut self.free[zone], cx)?
+        } else {
+            self.free[zone].take(mt, &self.frames, self.boost_form)?
+        };
         self.nr_free -= 1;
-        self.moves = self.moves.wrapping_add(1);
         let f = &mut self.frames[pfn as usize];
         debug_assert!(f.owner == Owner::NONE, "pfn {pfn} free but owned");
         *f = Frame { owner, index, flags: PageFlags(flags), ..Frame::FREE };
@@ -375,7 +385,8 @@ impl FrameTable {
         self.free[zone].nr_free_of(mt)
     }
 
-    /// Returns a frame to its zone's free frames. The frame must be off every LRU list.
+    /// Returns a frame to its zone's free frames (the current CPU's list once
+    /// there are lists). The frame must be off every LRU list.
     #[inline]
     pub fn free(&mut self, pfn: Pfn) {
         let f = &mut self.frames[pfn as usize];
@@ -383,9 +394,23 @@ impl FrameTable {
         assert!(!f.flags.has(PageFlags::LRU), "freeing pfn {pfn} still on an LRU list");
         *f = Frame::FREE;
         let zone = self.zone_of(pfn);
-        self.free[zone].put(pfn);
+        if self.pcp.active() {
+            let mt = self.free[zone].type_of(pfn);
+            self.pcp.put(zone, pfn, mt, &mut self.free[zone]);
+        } else {
+            self.free[zone].put(pfn);
+        }
         self.nr_free += 1;
-        self.moves = self.moves.wrapping_add(1);
+    }
+
+    /// `drain_all_pages(NULL)`: every CPU's listed frames go back to their zones' free lists.
+    pub fn drain_pcp(&mut self) {
+        self.pcp.drain_all(&mut self.free);
+    }
+
+    /// Checks the per-CPU lists against the table: counts, zones, and every listed frame free.
+    pub fn check_pcp(&self) {
+        self.pcp.check(&self.frames, &self.free);
     }
 
     /// The frames ever handed out, with their pfns: each zone's frames below
@@ -444,20 +469,6 @@ mod tests {
         t.free(a);
         assert_eq!(t.nr_free(), 3);
         assert!(t.is_free(a));
-    }
-
-    #[test]
-    fn moves_count_every_take_and_free_even_when_the_free_count_is_back() {
-        let mut t = FrameTable::with_zones(&[2, 2]);
-        assert_eq!(t.moves(), 0);
-        let a = t.alloc(Owner::anon(RegionId(0)), 0, 0).unwrap();
-        let b = t.alloc_in(0, Owner::anon(RegionId(0)), 1, 0).unwrap();
-        t.free(a);
-        assert_eq!((t.moves(), t.nr_free()), (3, 3));
-        // A free in one zone and a take in the other leave the total as it was.
-        let c = t.alloc_in(0, Owner::anon(RegionId(0)), 2, 0).unwrap();
-        t.free(b);
-        assert_eq!((t.moves(), t.nr_free(), t.zone_of(c)), (5, 3, 0));
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub struct Mm {
     /// Shrinkable slab caches (dentries, inodes, page-cache tree nodes).
     pub slab: Slab,
     /// Per-CPU page lists: free frames not in the zones' free counts.
-    pub pcp: PcpLists,
+
     /// The memory cgroup tree (the root alone unless groups are created).
     pub cgroups: Cgroups,
     /// Tracepoint recording: `None` (off) unless a front end installs a sink.
@@ -132,7 +132,6 @@ impl Mm {
             zram: None,
             zswap: None,
             slab: Slab::default(),
-            pcp: PcpLists::default(),
             cgroups: Cgroups::default(),
             tracer: None,
             reserved: 0,
@@ -428,8 +427,7 @@ impl Mm {
 
     /// `NR_FREE_PAGES`: free pages in all zones, not counting those on per-CPU lists.
     pub fn nr_free(&self) -> u64 {
-        let held: u64 = (0..self.zones.len()).map(|z| self.pcp.held(z) as u64).sum();
-        (self.frames.nr_free() as u64).saturating_sub(held)
+        (0..self.zones.len()).map(|z| self.frames.nr_free_listed(z) as u64).sum()
     }
 
     /// Free page frames, those on per-CPU lists included (page accounting).
@@ -441,7 +439,7 @@ impl Mm {
     /// watermark checks count them: not those on per-CPU lists.
     #[inline]
     pub fn zone_free(&self, zone: usize) -> u64 {
-        self.frames.nr_free_in(zone).saturating_sub(self.pcp.held(zone)) as u64
+        self.frames.nr_free_listed(zone) as u64
     }
 
     /// The node frame `pfn` is on.

@@ -104,7 +104,7 @@ pub(crate) struct ZoneFree {
     /// never written, and in movable blocks.
     pub(crate) fresh: Pfn,
     /// First pfn of the zone.
-    start: Pfn,
+    pub(crate) start: Pfn,
     /// First pfn past the zone.
     pub(crate) end: Pfn,
     /// Free frames (the stacks plus the never-used ones).

@@ -5,15 +5,17 @@
 //! free frames but not in `NR_FREE_PAGES`, so the watermark checks do not
 //! count them ([`Mm::zone_free`]).
 //!
-//! Only the lists' lengths are kept, not which frames they hold: order-0
-//! frames are interchangeable here (no fragmentation, S-MM4), so which frame
-//! an allocation gets is the frame table's choice with or without the lists.
-//! Every change of a zone's free frames since the last look ([`Mm::pcp_sync`])
-//! is put down to the current CPU, one page at a time: a frame freed went to
-//! its list (`free_unref_page`), a frame taken came from it
-//! (`rmqueue_pcplist`). Simplification S-PCP1: a run of frees and
-//! allocations between two looks counts as its balance only (the engine looks
-//! at every page allocation, before and after each reclaim step).
+//! Each CPU's lists hold real frames, one list per migratetype, so a refill
+//! takes its frames from the zone's free lists by the allocation's type, and
+//! a refill that finds too few falls back to another type's block (stealing
+//! and boosting the zone's watermarks) for the frames a single allocation
+//! would not have taken yet. The [`crate::FrameTable`] holds the lists:
+//! every order-0 allocation and free goes through them, on the CPU the
+//! engine last named ([`Mm::pcp_switch`]). Simplifications: S-PCP1 a CPU
+//! whose list is empty while its zone's free lists are too takes a frame
+//! from another CPU's list (the kernel's allocation fails and drains them
+//! later); S-PCP3 a drain empties the freed frame's list first, then the
+//! others in type order (v5.14+), for every generation.
 //!
 //! Three generations ([`PcpForm`]):
 //! - `Batch` (v2.6..v5.13): `high = 6 * batch`, or `managed /
@@ -34,7 +36,10 @@
 //!   (`free_count`). Simplification S-PCP2: `decay_pcp_high()` (vmstat's
 //!   once-a-second trim of an idle list) is not modelled.
 
-use crate::{Mm, Watermark, MAX_NR_ZONES, PAGE_SIZE};
+use std::collections::VecDeque;
+
+use crate::pageblock::{Migratetype, ZoneFree};
+use crate::{Mm, Pfn, Watermark, MAX_NR_ZONES, PAGE_SIZE};
 
 /// Which generation of per-CPU lists the kernel has.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -122,10 +127,11 @@ pub fn pcp_sizes(form: PcpForm, fraction: u64, managed: u64, low: u64, node_cpus
     }
 }
 
-/// One CPU's list of one zone.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// One CPU's lists of one zone: a list of free frames per migratetype
+/// (`pcp->lists[]`, order 0) and the counters that size them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pcp {
-    /// Pages on the list (`pcp->count`).
+    /// Pages on the lists (`pcp->count`).
     pub count: u32,
     /// `pcp->high` (`Tuned`: moves between the zone's `high_min` and `high_max`).
     pub high: u32,
@@ -133,6 +139,16 @@ pub struct Pcp {
     free: u32,
     /// `Tuned`: `alloc_factor` (consecutive refills double the batch).
     alloc_factor: u32,
+    /// The free frames, a list per [`Migratetype`]: frees go to the front,
+    /// allocations take the front, refills append and drains take the back.
+    lists: [VecDeque<Pfn>; 3],
+}
+
+impl Pcp {
+    /// The frames on the list of type `mt`, front first.
+    pub fn frames(&self, mt: Migratetype) -> impl Iterator<Item = Pfn> + '_ {
+        self.lists[mt as usize].iter().copied()
+    }
 }
 
 /// The lists of one zone, one per CPU.
@@ -165,17 +181,14 @@ pub struct PcpStat {
     pub drained: u64,
 }
 
-/// Every zone's per-CPU lists.
+/// Every zone's per-CPU lists (held by the [`crate::FrameTable`], whose
+/// order-0 allocations and frees go through them once they are set up).
 #[derive(Clone, Debug, Default)]
 pub struct PcpLists {
     form: PcpForm,
     zones: Vec<ZonePcp>,
     /// The CPU whose lists take the next frees and allocations.
     cpu: usize,
-    /// Each zone's free frames at the last look.
-    seen: Vec<u32>,
-    /// The frame table's [`crate::FrameTable::moves`] at the last look.
-    seen_moves: u32,
     /// Refill and drain counts.
     pub stat: PcpStat,
 }
@@ -184,6 +197,12 @@ impl PcpLists {
     /// The generation in use.
     pub fn form(&self) -> PcpForm {
         self.form
+    }
+
+    /// True once the lists are set up: allocations and frees go through them.
+    #[inline]
+    pub(crate) fn active(&self) -> bool {
+        !self.zones.is_empty()
     }
 
     /// Pages on the lists of zone `zone` (0 without lists).
@@ -197,15 +216,23 @@ impl PcpLists {
         self.zones.first().map_or(0, |z| z.cpus.len())
     }
 
-    /// The list of `cpu` for zone `zone`, and the zone's `batch`.
-    pub fn list(&self, zone: usize, cpu: usize) -> Option<(Pcp, u32)> {
+    /// The lists of `cpu` for zone `zone`, and the zone's `batch`.
+    pub fn list(&self, zone: usize, cpu: usize) -> Option<(&Pcp, u32)> {
         let z = self.zones.get(zone)?;
-        Some((*z.cpus.get(cpu)?, z.batch))
+        Some((z.cpus.get(cpu)?, z.batch))
     }
 
     /// `(high_min, high_max, batch)` of zone `zone`.
     pub fn sizes(&self, zone: usize) -> Option<(u32, u32, u32)> {
         self.zones.get(zone).map(|z| (z.high_min, z.high_max, z.batch))
+    }
+
+    /// CPU `cpu` runs next: its lists take the frees and allocations from now on.
+    #[inline]
+    pub fn switch(&mut self, cpu: usize) {
+        if let Some(n) = self.zones.first().map(|z| z.cpus.len()) {
+            self.cpu = cpu.min(n - 1);
+        }
     }
 
     /// Sets `ZONE_RECLAIM_ACTIVE` of the zones of `node` (`set_reclaim_active`) or clears it.
@@ -232,13 +259,66 @@ impl PcpLists {
         self.zones.get(zone).is_some_and(|z| z.below_high)
     }
 
-    /// One page freed on the current CPU into zone `z`'s list
-    /// (`free_unref_page_commit`, order 0); `frames` is the zone's free frames with it.
-    fn free_one(&mut self, z: usize, frames: u32) {
+    /// An order-0 frame of type `mt` for the current CPU from zone `zone`
+    /// (`rmqueue_pcplist`): the front of its list, which an empty list first
+    /// refills from the zone's free lists (`rmqueue_bulk`: up to the
+    /// generation's batch, each frame by `__rmqueue`, fallbacks and their
+    /// boosts included). `None` if the list and the zone are empty and no
+    /// other list of the zone holds a frame.
+    pub(crate) fn take(&mut self, zone: usize, mt: Migratetype, free: &mut ZoneFree, cx: TakeCx) -> Option<Pfn> {
         let (form, cpu) = (self.form, self.cpu);
-        let zp = &mut self.zones[z];
+        let zp = &mut self.zones[zone];
         let batch = zp.batch;
         let p = &mut zp.cpus[cpu];
+        p.free >>= 1;
+        if p.lists[mt as usize].is_empty() {
+            let want = match form {
+                PcpForm::Tuned => tuned_refill(p, zp.high_min, zp.high_max, batch, zp.below_high),
+                _ => batch,
+            };
+            let mut n = 0;
+            while n < want {
+                let Some(pfn) = free.take(mt, cx.frames, cx.form) else { break };
+                p.lists[mt as usize].push_back(pfn);
+                n += 1;
+            }
+            if n > 0 {
+                p.count += n;
+                zp.total += n;
+                self.stat.refills += 1;
+                self.stat.refilled += n as u64;
+            }
+        }
+        let p = &mut zp.cpus[cpu];
+        let pfn = match p.lists[mt as usize].pop_front() {
+            Some(pfn) => {
+                p.count -= 1;
+                pfn
+            }
+            // The zone's free lists are empty and this CPU has no frame of
+            // the type: take one from another list of the zone (S-PCP1; the
+            // kernel's allocation fails here and drains the lists later).
+            None => {
+                let q = zp.cpus.iter_mut().find(|q| q.count > 0)?;
+                let list = q.lists.iter_mut().find(|l| !l.is_empty()).expect("a list holds the count");
+                q.count -= 1;
+                list.pop_front().expect("non-empty")
+            }
+        };
+        zp.total -= 1;
+        Some(pfn)
+    }
+
+    /// The frame `pfn` of type `mt`, just freed on the current CPU, goes to
+    /// the front of its list in zone `zone` (`free_unref_page_commit`, order
+    /// 0); a list at its `high` drains the generation's count back to the
+    /// zone (`free_pcppages_bulk`), oldest first.
+    pub(crate) fn put(&mut self, zone: usize, pfn: Pfn, mt: Migratetype, free: &mut ZoneFree) {
+        let (form, cpu) = (self.form, self.cpu);
+        let zp = &mut self.zones[zone];
+        let batch = zp.batch;
+        let p = &mut zp.cpus[cpu];
+        p.lists[mt as usize].push_front(pfn);
         p.count += 1;
         zp.total += 1;
         let n = match form {
@@ -275,61 +355,85 @@ impl PcpLists {
         };
         if let Some(n) = n {
             let n = n.min(p.count);
-            p.count -= n;
+            drain(p, form, mt, n, free);
             zp.total -= n;
             self.stat.drains += 1;
             self.stat.drained += n as u64;
-            if zp.below_high && (frames - zp.total) as u64 > zp.clear_mark {
+            if zp.below_high && free.nr_free as u64 > zp.clear_mark {
                 zp.below_high = false;
             }
         }
     }
 
-    /// One page taken on the current CPU from zone `z`, which had `frames`
-    /// free frames before (`rmqueue_pcplist`, order 0): from the CPU's list,
-    /// refilled first if empty.
-    fn alloc_one(&mut self, z: usize, frames: u32) {
-        let (form, cpu) = (self.form, self.cpu);
-        let zp = &mut self.zones[z];
-        let batch = zp.batch;
-        let buddy = frames.saturating_sub(zp.total);
-        let p = &mut zp.cpus[cpu];
-        p.free >>= 1;
-        if p.count == 0 {
-            let want = match form {
-                PcpForm::Tuned => tuned_refill(p, zp.high_min, zp.high_max, batch, zp.below_high),
-                _ => batch,
-            };
-            let n = want.min(buddy);
-            if n > 0 {
-                p.count += n;
-                zp.total += n;
-                self.stat.refills += 1;
-                self.stat.refilled += n as u64;
-            }
-        }
-        if p.count > 0 {
-            p.count -= 1;
-            zp.total -= 1;
-        } else if let Some(other) = zp.cpus.iter_mut().find(|p| p.count > 0) {
-            // The zone's free lists were empty and this frame sat on another
-            // CPU's list: account it there (S-PCP1's bookkeeping, not a kernel path).
-            other.count -= 1;
-            zp.total -= 1;
-        }
-    }
-
     /// `drain_all_pages(NULL)`: every CPU's lists go back to their zones.
-    pub fn drain_all(&mut self) {
-        for zp in &mut self.zones {
+    pub(crate) fn drain_all(&mut self, free: &mut [ZoneFree]) {
+        for (zp, free) in self.zones.iter_mut().zip(free) {
             for p in zp.cpus.iter_mut().filter(|p| p.count > 0) {
                 self.stat.drains += 1;
                 self.stat.drained += p.count as u64;
-                p.count = 0;
+                let n = p.count;
+                drain(p, PcpForm::LowMark, Migratetype::Unmovable, n, free);
             }
             zp.total = 0;
         }
     }
+
+    /// Checks that each zone's total is the sum of its lists, each count the
+    /// length of its lists, and every listed frame free and in its zone.
+    pub(crate) fn check(&self, frames: &[crate::Frame], free: &[ZoneFree]) {
+        for (z, (zp, zf)) in self.zones.iter().zip(free).enumerate() {
+            let sum: u32 = zp.cpus.iter().map(|p| p.count).sum();
+            assert_eq!(sum, zp.total, "zone {z}: per-CPU lists hold {sum} pages but the total says {}", zp.total);
+            for (cpu, p) in zp.cpus.iter().enumerate() {
+                let len: usize = p.lists.iter().map(VecDeque::len).sum();
+                assert_eq!(len, p.count as usize, "zone {z} cpu {cpu}: {len} frames listed, count {}", p.count);
+                for &pfn in p.lists.iter().flatten() {
+                    assert!((zf.start..zf.end).contains(&pfn), "zone {z} cpu {cpu}: pfn {pfn} of another zone");
+                    assert!(frames[pfn as usize].owner == crate::Owner::NONE, "zone {z} cpu {cpu}: pfn {pfn} owned");
+                }
+            }
+        }
+    }
+}
+
+/// What a refill's `__rmqueue` reads besides the zone's free lists.
+#[derive(Clone, Copy)]
+pub(crate) struct TakeCx<'a> {
+    /// The frame table (a claim counts a block's LRU pages).
+    pub frames: &'a [crate::Frame],
+    /// Which fallbacks raise a boost.
+    pub form: crate::BoostForm,
+}
+
+/// Moves `n` frames of `p`'s lists back to the zone, each list's oldest
+/// first (`free_pcppages_bulk`). `Batch` (before v5.14): round-robin from
+/// the movable list, one frame per list and one more for each empty list
+/// passed, the last non-empty list giving all that is left; from v5.14 the
+/// list of type `first` (the frame just freed) until it is empty, then the
+/// next types in turn (S-PCP3: v6.0's single pass, also for v5.14..v5.19,
+/// which still went round-robin over the lists of every order).
+fn drain(p: &mut Pcp, form: PcpForm, first: Migratetype, n: u32, free: &mut ZoneFree) {
+    debug_assert!(n <= p.count, "a drain takes no more than the lists hold");
+    let (mut left, mut t, mut batch_free) = (n, if form == PcpForm::Batch { 0 } else { first as usize + 2 }, 0u32);
+    while left > 0 {
+        loop {
+            batch_free += 1;
+            t = (t + 1) % 3;
+            if !p.lists[t].is_empty() {
+                break;
+            }
+        }
+        if form != PcpForm::Batch || batch_free == 3 {
+            batch_free = left;
+        }
+        while left > 0 && batch_free > 0 {
+            let Some(pfn) = p.lists[t].pop_back() else { break };
+            free.put(pfn);
+            left -= 1;
+            batch_free -= 1;
+        }
+    }
+    p.count -= n;
 }
 
 /// v6.7+ `nr_pcp_high()` for an order-0 free: clamps and tunes `p.high`,
@@ -385,9 +489,11 @@ fn tuned_refill(p: &mut Pcp, high_min: u32, high_max: u32, base: u32, below_high
 }
 
 impl Mm {
-    /// Sets up the per-CPU lists of every zone (empty) from the zones' sizes
-    /// and low watermarks; `PcpForm::Off` removes them.
+    /// Sets up the per-CPU lists of every zone (empty, any frames listed
+    /// before going back to the zones) from the zones' sizes and low
+    /// watermarks; `PcpForm::Off` removes them.
     pub fn setup_pcp(&mut self, s: PcpSetup) {
+        self.frames.drain_pcp();
         let nodes = self.nodes.len().max(1) as u32;
         let node_cpus = (s.cpus / nodes).max(1);
         let zones = if s.form == PcpForm::Off {
@@ -410,66 +516,18 @@ impl Mm {
                 })
                 .collect()
         };
-        let seen = (0..self.zones.len()).map(|z| self.frames.nr_free_in(z)).collect();
-        let seen_moves = self.frames.moves();
-        self.pcp = PcpLists { form: s.form, zones, cpu: 0, seen, seen_moves, stat: PcpStat::default() };
+        self.frames.pcp = PcpLists { form: s.form, zones, cpu: 0, stat: PcpStat::default() };
     }
 
-    /// Puts every change of the zones' free frames since the last look down to
-    /// the current CPU's lists: frees onto them, allocations from them.
-    #[inline]
-    pub fn pcp_sync(&mut self) {
-        if !self.pcp.zones.is_empty() {
-            self.pcp_sync_lists();
-        }
-    }
-
-    /// [`Mm::pcp_sync`] on a machine with lists.
-    #[inline]
-    fn pcp_sync_lists(&mut self) {
-        if std::mem::replace(&mut self.pcp.seen_moves, self.frames.moves()) == self.frames.moves() {
-            return; // Nothing taken or freed since the last look (the common case).
-        }
-        for z in 0..self.zones.len() {
-            let (now, seen) = (self.frames.nr_free_in(z), self.pcp.seen[z]);
-            for f in seen..now {
-                self.pcp.free_one(z, f + 1);
-            }
-            for f in (now + 1..=seen).rev() {
-                self.pcp.alloc_one(z, f);
-            }
-            self.pcp.seen[z] = now;
-        }
-    }
-
-    /// CPU `cpu` runs next: what happened so far is put down to the CPU that ran before.
+    /// CPU `cpu` runs next: its lists take the frees and allocations from now on.
     #[inline]
     pub fn pcp_switch(&mut self, cpu: usize) {
-        if let Some(n) = self.pcp.zones.first().map(|z| z.cpus.len()) {
-            self.pcp_sync_lists();
-            self.pcp.cpu = cpu.min(n - 1);
-        }
+        self.frames.pcp.switch(cpu);
     }
 
-    /// `drain_all_pages(NULL)`: the lists' pages return to the zones' free counts.
+    /// `drain_all_pages(NULL)`: the lists' frames return to the zones' free lists.
     pub fn drain_all_pages(&mut self) {
-        self.pcp_sync();
-        self.pcp.drain_all();
-    }
-
-    /// Checks that the lists hold no more than the zones' free frames and that
-    /// each zone's total is the sum of its lists (after a look).
-    pub fn check_pcp(&self) {
-        for (z, zp) in self.pcp.zones.iter().enumerate() {
-            let sum: u32 = zp.cpus.iter().map(|p| p.count).sum();
-            assert_eq!(sum, zp.total, "zone {z}: per-CPU lists hold {sum} pages but the total says {}", zp.total);
-            assert!(
-                zp.total <= self.frames.nr_free_in(z) || self.pcp.seen[z] != self.frames.nr_free_in(z),
-                "zone {z}: per-CPU lists hold {} pages of {} free frames",
-                zp.total,
-                self.frames.nr_free_in(z)
-            );
-        }
+        self.frames.drain_pcp();
     }
 }
 
@@ -521,28 +579,25 @@ mod tests {
     #[test]
     fn batch_refill_and_drain_counts() {
         let mut mm = machine(PcpForm::Batch);
-        assert_eq!(mm.pcp.sizes(0), Some((18, 18, 3)));
+        assert_eq!(mm.frames.pcp.sizes(0), Some((18, 18, 3)));
         let a = mm.alloc_in(0, Owner::KERNEL, 0, 0).unwrap();
-        mm.pcp_sync();
-        assert_eq!(mm.pcp.stat, PcpStat { refills: 1, refilled: 3, drains: 0, drained: 0 });
+        assert_eq!(mm.frames.pcp.stat, PcpStat { refills: 1, refilled: 3, drains: 0, drained: 0 });
         assert_eq!((mm.zone_free(0), mm.nr_free(), mm.frames.nr_free()), (16_381, 16_381, 16_383));
         let pfns: Vec<_> = (0..20).map(|_| mm.frames.alloc_in(0, Owner::KERNEL, 0, 0).unwrap()).collect();
-        mm.pcp_sync();
         // 2 from the list, then refills of 3: 6 refills more (18 pages) for the other 18.
-        assert_eq!(mm.pcp.stat.refills, 7);
-        assert_eq!(mm.pcp.list(0, 0).unwrap().0.count, 0);
+        assert_eq!(mm.frames.pcp.stat.refills, 7);
+        assert_eq!(mm.frames.pcp.list(0, 0).unwrap().0.count, 0);
         for pfn in pfns.into_iter().chain([a]) {
             mm.frames.free(pfn);
         }
-        mm.pcp_sync();
         // 21 frees: the list reaches 18 (drain 3 -> 15), then 16, 17, 18 (drain 3 -> 15).
-        assert_eq!((mm.pcp.stat.drains, mm.pcp.stat.drained), (2, 6));
-        assert_eq!(mm.pcp.held(0), 15);
+        assert_eq!((mm.frames.pcp.stat.drains, mm.frames.pcp.stat.drained), (2, 6));
+        assert_eq!(mm.frames.pcp.held(0), 15);
         assert_eq!(mm.zone_free(0), 16_384 - 15);
         assert_eq!(mm.nr_free(), 16_384 - 15);
-        mm.check_pcp();
+        mm.frames.check_pcp();
         mm.drain_all_pages();
-        assert_eq!((mm.zone_free(0), mm.pcp.held(0)), (16_384, 0));
+        assert_eq!((mm.zone_free(0), mm.frames.pcp.held(0)), (16_384, 0));
     }
 
     /// 5.14: high = max(low 50, 4 * 3) = 50. 201 allocations take 67 refills
@@ -553,25 +608,21 @@ mod tests {
     #[test]
     fn lowmark_free_factor_and_reclaim_cap() {
         let mut mm = machine(PcpForm::LowMark);
-        assert_eq!(mm.pcp.sizes(0), Some((50, 50, 3)));
+        assert_eq!(mm.frames.pcp.sizes(0), Some((50, 50, 3)));
         let pfns: Vec<_> = (0..201).map(|_| mm.frames.alloc_in(0, Owner::KERNEL, 0, 0).unwrap()).collect();
-        mm.pcp_sync();
-        assert_eq!((mm.pcp.stat.refills, mm.pcp.held(0)), (67, 0));
+        assert_eq!((mm.frames.pcp.stat.refills, mm.frames.pcp.held(0)), (67, 0));
         for &pfn in &pfns[..50] {
             mm.frames.free(pfn);
         }
-        mm.pcp_sync();
-        assert_eq!((mm.pcp.held(0), mm.pcp.stat.drained), (47, 3));
+        assert_eq!((mm.frames.pcp.held(0), mm.frames.pcp.stat.drained), (47, 3));
         for &pfn in &pfns[50..53] {
             mm.frames.free(pfn);
         }
-        mm.pcp_sync();
-        assert_eq!((mm.pcp.held(0), mm.pcp.stat.drained), (44, 9));
-        mm.pcp.set_reclaim_active(0..1, true);
+        assert_eq!((mm.frames.pcp.held(0), mm.frames.pcp.stat.drained), (44, 9));
+        mm.frames.pcp.set_reclaim_active(0..1, true);
         mm.frames.free(pfns[53]);
-        mm.pcp_sync();
-        assert_eq!(mm.pcp.held(0), 36);
-        mm.check_pcp();
+        assert_eq!(mm.frames.pcp.held(0), 36);
+        mm.frames.check_pcp();
     }
 
     /// 6.7+: refills grow high by the batch and double the batch while the
@@ -579,21 +630,53 @@ mod tests {
     #[test]
     fn tuned_refills_double() {
         let mut mm = machine(PcpForm::Tuned);
-        assert_eq!(mm.pcp.sizes(0), Some((50, 2048, 3)));
+        assert_eq!(mm.frames.pcp.sizes(0), Some((50, 2048, 3)));
         let mut refilled = Vec::new();
         for _ in 0..4 {
-            let before = mm.pcp.stat.refilled;
+            let before = mm.frames.pcp.stat.refilled;
             let mut taken = 0;
-            while mm.pcp.stat.refilled == before || mm.pcp.list(0, 0).unwrap().0.count > 0 {
+            while mm.frames.pcp.stat.refilled == before || mm.frames.pcp.list(0, 0).unwrap().0.count > 0 {
                 mm.frames.alloc_in(0, Owner::KERNEL, 0, 0).unwrap();
-                mm.pcp_sync();
                 taken += 1;
             }
             refilled.push(taken);
         }
         assert_eq!(refilled, [3, 6, 12, 24]);
-        assert_eq!(mm.pcp.list(0, 0).unwrap().0.high, 50 + 3 + 6 + 12 + 24);
-        mm.pcp.note_below_high(0);
-        assert!(mm.pcp.below_high(0));
+        assert_eq!(mm.frames.pcp.list(0, 0).unwrap().0.high, 50 + 3 + 6 + 12 + 24);
+        mm.frames.pcp.note_below_high(0);
+        assert!(mm.frames.pcp.below_high(0));
+    }
+
+    /// The refill is what falls back: a zone whose movable blocks keep 2
+    /// free frames beside an unmovable block with 100 (a booted DMA zone) is
+    /// refilled 3 frames (v5.10, batch 3) by its first allocation, the third
+    /// stolen from the unmovable block with a boost (v5.0..v6.14: every
+    /// fallback below a whole block). Without lists the same allocation takes
+    /// a movable frame and nothing falls back.
+    #[test]
+    fn a_refill_steals_from_the_unmovable_block_and_boosts() {
+        let layout = crate::pageblock::BootLayout { unmovable: (1, 100), reclaimable: (0, 0), movable_free: 2 };
+        for form in [PcpForm::Off, PcpForm::Batch] {
+            let mut mm = Mm::new(16_384, 0);
+            mm.zones[0].watermark = [40, 50, 60, 60];
+            mm.boot_layout(0, &layout).unwrap();
+            mm.frames.set_boost_form(crate::BoostForm::Fallback);
+            mm.setup_pcp(PcpSetup { form, fraction: 0, cpus: 1 });
+            let pfn = mm.alloc_in(0, Owner::anon(crate::RegionId(0)), 0, 0).unwrap();
+            assert_eq!(mm.frames.type_of(pfn), Migratetype::Movable);
+            let unmovable_free = mm.frames.nr_free_of(0, Migratetype::Unmovable);
+            let boosts = mm.frames.take_boosts(0);
+            match form {
+                PcpForm::Off => assert_eq!((unmovable_free, boosts, mm.zone_free(0)), (100, 0, 101)),
+                _ => {
+                    assert_eq!((unmovable_free, boosts, mm.zone_free(0)), (99, 1, 99));
+                    let (p, _) = mm.frames.pcp.list(0, 0).unwrap();
+                    let listed: Vec<_> = p.frames(Migratetype::Movable).map(|f| mm.frames.type_of(f)).collect();
+                    assert_eq!(listed, [Migratetype::Movable, Migratetype::Unmovable]);
+                    assert_eq!(mm.frames.pcp.stat, PcpStat { refills: 1, refilled: 3, drains: 0, drained: 0 });
+                }
+            }
+            mm.frames.check_pcp();
+        }
     }
 }

@@ -167,16 +167,15 @@ mod tests {
             for _ in 0..n {
                 m.frames.alloc_in(0, mm::Owner::KERNEL, 0, 0).unwrap();
             }
-            m.pcp_sync();
         };
         take(&mut m, 16_060);
-        assert_eq!((m.pcp.held(0), m.zone_free(0)), (2, 322));
+        assert_eq!((m.frames.pcp.held(0), m.zone_free(0)), (2, 322));
         assert!(zone_watermark_ok(&m, 0, Watermark::Low, ZoneId::Normal));
         take(&mut m, 3);
-        assert_eq!((m.pcp.held(0), m.zone_free(0), m.nr_free(), m.nr_free_frames()), (2, 319, 319, 321));
+        assert_eq!((m.frames.pcp.held(0), m.zone_free(0), m.nr_free(), m.nr_free_frames()), (2, 319, 319, 321));
         assert!(!zone_watermark_ok(&m, 0, Watermark::Low, ZoneId::Normal));
         m.drain_all_pages();
-        assert_eq!((m.pcp.held(0), m.zone_free(0)), (0, 321));
+        assert_eq!((m.frames.pcp.held(0), m.zone_free(0)), (0, 321));
         assert!(zone_watermark_ok(&m, 0, Watermark::Low, ZoneId::Normal));
     }
 

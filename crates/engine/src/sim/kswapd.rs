@@ -64,6 +64,7 @@ impl Machine {
         n.k.begin(&mut self.mm);
         // balance_pgdat()'s set_reclaim_active() (v5.14+): the node's lists shrink while it runs.
         self.mm
+            .frames
             .pcp
             .set_reclaim_active(self.mm.zones.iter().enumerate().filter(|z| z.1.node == node).map(|z| z.0), true);
         self.mm.trace_as(Task::Kswapd(node), at, || Tracepoint::KswapdWake { nid: node });
@@ -92,10 +93,9 @@ impl Machine {
                 // S-EN1 without `cpus=N`: kswapd's own CPU comes after the threads'.
                 self.mm.pcp_switch(self.cpu_index(actor, self.numa.nr_tasks() + node));
                 let step = self.kswapds[node].k.step(&mut self.mm, self.policy.as_mut(), env);
-                self.mm.pcp_sync();
                 if step.finished {
                     let zones = self.mm.zones.iter().enumerate().filter(|z| z.1.node == node8).map(|z| z.0);
-                    self.mm.pcp.set_reclaim_active(zones, false);
+                    self.mm.frames.pcp.set_reclaim_active(zones, false);
                 }
                 if step.sc.oom {
                     // lru_gen_age_node(): kswapd calls out_of_memory() itself.

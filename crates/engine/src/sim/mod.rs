@@ -578,7 +578,7 @@ impl Machine {
             "page accounting: free {free} + on LRU {on_lists} + zsmalloc pools {pool} + reserved {reserved} + slab {slab} != total"
         );
         self.mm.check_slab();
-        self.mm.check_pcp();
+        self.mm.frames.check_pcp();
         self.check_dirty_gauges();
     }
 }

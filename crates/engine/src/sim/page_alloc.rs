@@ -159,7 +159,6 @@ impl Machine {
         write: bool,
         now: Nanos,
     ) -> Result<(Pfn, Nanos), Stall> {
-        self.mm.pcp_sync();
         let t = Target { write, ..self.alloc_target() };
         let class = self.user_class;
         let (fast, node_ns) = match self.fair_pass(t, class) {
@@ -218,7 +217,6 @@ impl Machine {
             }
             self.stalled_attempts = 0;
         }
-        self.mm.pcp_sync();
         let mut zone = self.first_zone_ok(t, Watermark::Min, class);
         if zone.is_none() && sc.nr_reclaimed > 0 {
             self.mm.drain_all_pages();
@@ -236,7 +234,6 @@ impl Machine {
     /// An allocation that never reclaims nor wakes kswapd (readahead's
     /// `__GFP_NORETRY`): a zone above its min watermark, or nothing.
     pub(super) fn alloc_frame_nowait(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        self.mm.pcp_sync();
         let t = self.alloc_target();
         let z = self.first_zone_ok(t, Watermark::Min, self.user_class)?;
         Some(self.take(z, t, owner, index, flags))
@@ -380,14 +377,13 @@ impl Machine {
     /// (`zone_statistics()`). v6.7+: a zone found below its high watermark is
     /// marked `ZONE_BELOW_HIGH` (`get_page_from_freelist`).
     fn take(&mut self, z: usize, t: Target, owner: Owner, index: u32, flags: u16) -> Pfn {
-        if self.mm.pcp.form() == PcpForm::Tuned
-            && !self.mm.pcp.below_high(z)
+        if self.mm.frames.pcp.form() == PcpForm::Tuned
+            && !self.mm.frames.pcp.below_high(z)
             && !zone_watermark_ok(&self.mm, z, Watermark::High, self.user_class)
         {
-            self.mm.pcp.note_below_high(z);
+            self.mm.frames.pcp.note_below_high(z);
         }
         let pfn = self.mm.alloc_in(z, owner, index, flags).expect("zone above a watermark has free pages");
-        self.mm.pcp_sync();
         let zone = &mut self.mm.zones[z];
         zone.alloc_batch -= 1;
         zone.fair_depleted |= zone.alloc_batch <= 0;
