@@ -543,3 +543,34 @@ fn v6_14_eviction_keeps_first_looks_activates_second_looks_and_reclaims_old_mark
     }
     w.check();
 }
+
+/// v6.3+ (`mglru_6_12` here): kswapd's `lru_gen_age_node()` no longer ages;
+/// kswapd ages on its eviction path like direct reclaim. With two
+/// generations left (seq 2 and 3, the aging due), v6.1's aging pass opens
+/// seq 4; v6.12's leaves max_seq at 3, and the pass below the default
+/// priority ages there (seq 4) and leaves the lruvec without evicting.
+#[test]
+fn kswapd_ages_in_its_aging_pass_only_before_v6_3() {
+    for v6_12 in [false, true] {
+        let mut w = world(64, 16, 60, false);
+        w.p = Mglru::new(ReclaimConfig {
+            lru_gen: LruGenConfig { v6_12, ..LruGenConfig::default() },
+            ..ReclaimConfig::default()
+        });
+        for i in 0..8 {
+            w.fault_anon(i);
+        }
+        let mut sc = w.sc(Reclaimer::Kswapd);
+        assert_eq!(w.p.evict(&mut w.mm, &mut sc, ENV, 60), 0);
+        assert_eq!((w.p.lrugen().max_seq, w.p.lrugen().min_seq), (3, [2, 2]));
+        w.p.age_node(&mut w.mm, &mut sc);
+        assert_eq!(w.p.lrugen().max_seq, if v6_12 { 3 } else { 4 }, "v6_12 {v6_12}");
+        if v6_12 {
+            let mut sc = w.sc(Reclaimer::Kswapd);
+            sc.priority = 6;
+            w.p.shrink_node(&mut w.mm, &mut sc, ENV, &mut Untimed);
+            assert_eq!((w.p.lrugen().max_seq, w.mm.stat.get(VmEvent::PgscanKswapd)), (4, 0));
+        }
+        w.check();
+    }
+}

@@ -2,9 +2,10 @@
 //! `get_nr_to_scan`, `should_run_aging`, `lru_gen_age_node`; v6.12
 //! `try_to_shrink_lruvec` under `mglru_6_12`).
 //!
-//! kswapd ages in `age_node` before each pass and leaves the aging out of its
-//! eviction loop; direct reclaim ages inline when eviction needs it (below the
-//! default priority). Eviction runs `evict_folios` batches until
+//! v6.1: kswapd ages in `age_node` before each pass and leaves the aging out
+//! of its eviction loop; direct reclaim ages inline when eviction needs it
+//! (below the default priority). v6.12: both age inline, `age_node` only
+//! checks `min_ttl_ms`. Eviction runs `evict_folios` batches until
 //! `nr_to_scan = pages >> priority` were scanned or enough were reclaimed.
 
 use super::config::InitialPriority;
@@ -229,8 +230,11 @@ impl Mglru {
         }
     }
 
-    /// `lru_gen_age_node()` (kswapd): age if needed, unless `min_ttl_ms` protects
-    /// the oldest generation; if it does, it asks for the OOM killer (`sc.oom`).
+    /// `lru_gen_age_node()` (kswapd): if `min_ttl_ms` protects the oldest
+    /// generation, it asks for the OOM killer (`sc.oom`); else v6.1 ages if
+    /// needed. From v6.3 (7348cc91821b "mm: multi-gen LRU: remove aging
+    /// fairness safeguard"; the model's `mglru_6_12`) it never ages: kswapd,
+    /// like direct reclaim, ages on its eviction path (`get_nr_to_scan`).
     pub(super) fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         let can_swap = self.get_swappiness(mm, sc) != 0;
         let (need_aging, total) = self.should_run_aging(can_swap);
@@ -245,7 +249,7 @@ impl Mglru {
                 return;
             }
         }
-        if need_aging {
+        if need_aging && !self.cfg.lru_gen.v6_12 {
             let max_seq = self.lrugen.max_seq;
             self.try_to_inc_max_seq(mm, max_seq, can_swap, false, sc.now_ns, &mut sc.work);
         }
