@@ -164,8 +164,13 @@ impl Kswapd {
         let (node, class) = (self.node, self.classzone);
         self.zone_boosts = boosted_zones(mm, node, class).map(|i| (i, mm.zones[i].watermark_boost)).collect();
         let boost_reclaim = self.zone_boosts.iter().map(|b| b.1).sum();
-        self.balancing =
-            Some(Balancing { priority: DEF_PRIORITY, nr_reclaimed: 0, loop_reclaimed: 0, boost_reclaim, top_due: true });
+        self.balancing = Some(Balancing {
+            priority: DEF_PRIORITY,
+            nr_reclaimed: 0,
+            loop_reclaimed: 0,
+            boost_reclaim,
+            top_due: true,
+        });
     }
 
     /// Runs one iteration of `balance_pgdat`'s priority loop.

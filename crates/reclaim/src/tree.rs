@@ -29,8 +29,8 @@
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::memcg_lru::{MemcgLru, MemcgLruForm, Op, Seg};
-use crate::policy::mglru::should_abort_scan;
 use crate::pageout::PageoutEnv;
+use crate::policy::mglru::should_abort_scan;
 use crate::policy::ReclaimPolicy;
 use crate::routed::{forward_to_lruvecs, RoutedClock};
 use crate::SWAP_CLUSTER_MAX;

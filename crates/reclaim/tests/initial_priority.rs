@@ -4,8 +4,8 @@
 
 use mm::{Mm, Owner, Watermark, ZoneId};
 use reclaim::kswapd::Kswapd;
-use reclaim::pageout::PageoutEnv;
 use reclaim::memcg_lru::MemcgLruForm;
+use reclaim::pageout::PageoutEnv;
 use reclaim::policy::mglru::config::InitialPriority;
 use reclaim::policy::mglru::Mglru;
 use reclaim::policy::{Origin, ReclaimPolicy};

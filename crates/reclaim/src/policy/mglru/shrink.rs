@@ -9,11 +9,11 @@
 //! `nr_to_scan = pages >> priority` were scanned or enough were reclaimed.
 
 use super::config::InitialPriority;
-use crate::memcg_lru::MemcgLruForm;
 use super::gens::{gen_from_seq, ANON, FILE, MAX_LRU_BATCH, MIN_LRU_BATCH, MIN_NR_GENS};
 use super::Mglru;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
+use crate::memcg_lru::MemcgLruForm;
 use crate::pageout::PageoutEnv;
 use crate::policy::LruSizes;
 use crate::DEF_PRIORITY;
@@ -66,7 +66,8 @@ pub(crate) fn should_abort_scan(mm: &Mm, sc: &ScanControl, form: MemcgLruForm, n
         return false;
     }
     let class = sc.reclaim_idx as usize;
-    let mut eligible = mm.zones.iter().enumerate().filter(|(_, z)| z.node == nid && z.id <= sc.reclaim_idx && z.managed > 0);
+    let mut eligible =
+        mm.zones.iter().enumerate().filter(|(_, z)| z.node == nid && z.id <= sc.reclaim_idx && z.managed > 0);
     eligible.all(|(i, z)| mm.zone_free(i) > z.wmark(Watermark::High) + MIN_LRU_BATCH + z.lowmem_reserve[class])
 }
 
