@@ -79,10 +79,6 @@ struct Balancing {
     loop_reclaimed: u64,
     /// `nr_boost_reclaim`: boost pages still to reclaim without swapping or writing.
     boost_reclaim: u64,
-    /// The loop's top (the balance test) is still to run before the next pass:
-    /// at the run's start and after a throttling wait; otherwise the pass
-    /// before ran it.
-    top_due: bool,
 }
 
 /// kswapd's reclaim state for one node.
@@ -164,13 +160,7 @@ impl Kswapd {
         let (node, class) = (self.node, self.classzone);
         self.zone_boosts = boosted_zones(mm, node, class).map(|i| (i, mm.zones[i].watermark_boost)).collect();
         let boost_reclaim = self.zone_boosts.iter().map(|b| b.1).sum();
-        self.balancing = Some(Balancing {
-            priority: DEF_PRIORITY,
-            nr_reclaimed: 0,
-            loop_reclaimed: 0,
-            boost_reclaim,
-            top_due: true,
-        });
+        self.balancing = Some(Balancing { priority: DEF_PRIORITY, nr_reclaimed: 0, loop_reclaimed: 0, boost_reclaim });
     }
 
     /// Runs one iteration of `balance_pgdat`'s priority loop.
@@ -183,16 +173,26 @@ impl Kswapd {
     /// `DEF_PRIORITY` (`goto loop_again`); at priority 0 the run ends.
     pub fn step(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, env: PageoutEnv) -> KswapdStep {
         let mut sc = ScanControl::new(Reclaimer::Kswapd, 0);
+        sc.priority = self.balancing.as_ref().expect("kswapd step outside balance_pgdat").priority;
         sc.now_ns = env.now_ns;
         sc.reclaim_idx = self.classzone;
         sc.nid = self.only_node.then_some(self.node);
-        let top_due = self.balancing.as_ref().expect("kswapd step outside balance_pgdat").top_due;
-        if top_due && self.loop_top(mm) {
+        let balanced = self.balanced(mm, self.classzone);
+        let b = self.balancing.as_mut().expect("balancing above");
+        if !balanced && b.boost_reclaim > 0 {
+            // Not balanced: the boost waits, normal reclaim starts over (`goto restart`).
+            b.boost_reclaim = 0;
+            b.priority = DEF_PRIORITY;
+            sc.priority = DEF_PRIORITY;
+        }
+        let boosted = b.boost_reclaim > 0;
+        if balanced && !boosted {
+            // Balanced: forget the dirty/writeback/congested node flags (and the zones' before v4.8).
+            mm.dirty.clear_flags();
+            let node = self.node;
+            mm.zones.iter_mut().filter(|z| z.node == node).for_each(|z| z.reclaim_flags = Default::default());
             return self.finish(mm, policy, sc);
         }
-        let b = self.balancing.as_mut().expect("balancing above");
-        sc.priority = b.priority;
-        let boosted = b.boost_reclaim > 0;
         // A boosted pass neither swaps nor writes: it is to relieve, not to issue I/O.
         sc.may_swap = !boosted;
         sc.may_writepage = !boosted;
@@ -221,9 +221,7 @@ impl Kswapd {
         b.priority = sc.priority;
         b.nr_reclaimed += reclaimed;
         if sc.throttle.is_some() {
-            // S-TH1: the pass is repeated at this priority after the wait, which
-            // the loop's top precedes.
-            b.top_due = true;
+            // S-TH1: the pass is repeated at this priority after the wait.
             return KswapdStep { sc, finished: false };
         }
         if flat {
@@ -253,34 +251,7 @@ impl Kswapd {
                 }
             }
         }
-        // The loop's top follows the pass with no preemption point between
-        // them: kswapd tests the balance before any other task allocates.
-        if self.loop_top(mm) {
-            return self.finish(mm, policy, sc);
-        }
-        self.balancing.as_mut().expect("balancing above").top_due = false;
         KswapdStep { sc, finished: false }
-    }
-
-    /// The top of `balance_pgdat`'s priority loop: true if the node is
-    /// balanced and no boost is left to reclaim (the run ends; the node's
-    /// dirty/writeback/congested flags, and the zones' before v4.8, are
-    /// forgotten). A boosted run on an unbalanced node drops its boost and
-    /// starts over at `DEF_PRIORITY` (`goto restart`).
-    fn loop_top(&mut self, mm: &mut Mm) -> bool {
-        let balanced = self.balanced(mm, self.classzone);
-        let b = self.balancing.as_mut().expect("loop top outside balance_pgdat");
-        if !balanced && b.boost_reclaim > 0 {
-            b.boost_reclaim = 0;
-            b.priority = DEF_PRIORITY;
-        }
-        if !balanced || b.boost_reclaim > 0 {
-            return false;
-        }
-        mm.dirty.clear_flags();
-        let node = self.node;
-        mm.zones.iter_mut().filter(|z| z.node == node).for_each(|z| z.reclaim_flags = Default::default());
-        true
     }
 
     fn finish(&mut self, mm: &mut Mm, policy: &mut dyn ReclaimPolicy, sc: ScanControl) -> KswapdStep {

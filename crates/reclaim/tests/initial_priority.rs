@@ -40,8 +40,8 @@ fn machine(form: InitialPriority, memcg_lru: MemcgLruForm) -> (Mm, Mglru) {
 /// v6.3 starts the pass at priority 3, v6.11 clamps it to 6 (`DEF_PRIORITY /
 /// 2`), before v6.3 it starts at 12. The pass scans `7892 >> priority`
 /// pages (a batch at least), so the lower start reclaims the 85 pages the
-/// node lacks above its high watermark in one pass, and the run ends with
-/// it; at 12 one batch of 64 pages falls short.
+/// node lacks above its high watermark in one pass; at 12 one batch of 64
+/// pages falls short.
 #[test]
 fn kswapd_starts_where_the_inactive_pages_cover_its_want() {
     for (form, start) in [(InitialPriority::Off, 12), (InitialPriority::V6_3, 3), (InitialPriority::V6_11, 6)] {
@@ -53,9 +53,6 @@ fn kswapd_starts_where_the_inactive_pages_cover_its_want() {
         assert_eq!((step.sc.nr_to_reclaim, step.sc.priority), (384, start), "{form:?}");
         let balanced = mm.nr_free() > mm.zones[0].wmark(Watermark::High);
         assert_eq!(balanced, form != InitialPriority::Off, "{form:?}: {} free", mm.nr_free());
-        // The loop's top follows the pass in the same step: a pass that
-        // balanced the node ends the run.
-        assert_eq!(step.finished, balanced, "{form:?}");
         if !step.finished {
             // The loop goes on below the start, never back up to 12.
             let next = k.step(&mut mm, &mut p, PageoutEnv::TODAY);
