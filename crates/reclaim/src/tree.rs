@@ -30,10 +30,11 @@ use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
 use crate::memcg_lru::{MemcgLru, MemcgLruForm, Op, Seg};
 use crate::pageout::PageoutEnv;
+use crate::policy::mglru::should_abort_scan;
 use crate::policy::ReclaimPolicy;
 use crate::routed::{forward_to_lruvecs, RoutedClock};
 use crate::SWAP_CLUSTER_MAX;
-use mm::{CgId, Mm, Pfn, Watermark};
+use mm::{CgId, Mm, Pfn};
 
 /// `get_scan_count()`'s proportional protection: the share of an lruvec of
 /// `size` pages that a reclaim may scan, given its group's effective
@@ -300,24 +301,4 @@ fn shrink_one(
     } else {
         Some(retry)
     }
-}
-
-/// `should_abort_scan()` for root reclaim: enough reclaimed (order 0:
-/// `compact_gap` is below every `nr_to_reclaim`); from v6.7 kswapd also stops
-/// once every managed zone of node `nid` up to `reclaim_idx` has free pages
-/// above its high watermark plus `MIN_LRU_BATCH`.
-fn should_abort_scan(mm: &Mm, sc: &ScanControl, form: MemcgLruForm, nid: u8) -> bool {
-    if sc.nr_reclaimed >= sc.nr_to_reclaim {
-        return true;
-    }
-    if !form.watermark_stop() || sc.reclaimer != Reclaimer::Kswapd {
-        return false;
-    }
-    let class = sc.reclaim_idx as usize;
-    mm.zones.iter().enumerate().filter(|(_, z)| z.node == nid && z.id <= sc.reclaim_idx && z.managed > 0).all(
-        |(i, z)| {
-            mm.zone_free(i)
-                > z.wmark(Watermark::High) + crate::policy::mglru::gens::MIN_LRU_BATCH + z.lowmem_reserve[class]
-        },
-    )
 }

@@ -1,9 +1,10 @@
 //! MGLRU's `set_initial_priority()` (v6.3+, knob `mglru_initial_priority`):
 //! kswapd's root reclaim starts below `DEF_PRIORITY` when the node has much
-//! to reclaim (issue #21).
+//! to reclaim; and where kswapd's pass stops (`should_abort_scan()`) (issue #21).
 
 use mm::{Mm, Owner, Watermark, ZoneId};
 use reclaim::kswapd::Kswapd;
+use reclaim::memcg_lru::MemcgLruForm;
 use reclaim::pageout::PageoutEnv;
 use reclaim::policy::mglru::config::InitialPriority;
 use reclaim::policy::mglru::Mglru;
@@ -13,14 +14,15 @@ use reclaim::{LruGenConfig, ReclaimConfig};
 
 /// One zone of 8192 pages (min 256, low 320, high 384) holding 7892 clean
 /// page-cache pages, all in MGLRU's oldest generation (inactive): 300 free,
-/// below the low watermark.
-fn machine(form: InitialPriority) -> (Mm, Mglru) {
+/// below the low watermark. `memcg_lru`: the kernel's form of the memcg
+/// LRU, which also gives the form of `should_abort_scan()`.
+fn machine(form: InitialPriority, memcg_lru: MemcgLruForm) -> (Mm, Mglru) {
     let mut mm = Mm::new(8192, 1 << 16);
     setup_per_zone_wmarks(&mut mm.zones, 1024, WatermarkGap::Scaled { watermark_scale_factor: 10 });
     assert_eq!(mm.zones[0].watermark[..3], [256, 320, 384]);
     let f = mm.add_file(7892);
     let cfg = ReclaimConfig {
-        lru_gen: LruGenConfig { v6_12: true, initial_priority: form, ..LruGenConfig::default() },
+        lru_gen: LruGenConfig { v6_12: true, initial_priority: form, memcg_lru, ..LruGenConfig::default() },
         ..ReclaimConfig::default()
     };
     let mut p = Mglru::new(cfg);
@@ -43,7 +45,7 @@ fn machine(form: InitialPriority) -> (Mm, Mglru) {
 #[test]
 fn kswapd_starts_where_the_inactive_pages_cover_its_want() {
     for (form, start) in [(InitialPriority::Off, 12), (InitialPriority::V6_3, 3), (InitialPriority::V6_11, 6)] {
-        let (mut mm, mut p) = machine(form);
+        let (mut mm, mut p) = machine(form, MemcgLruForm::V6_3);
         let mut k = Kswapd::new(&mm, 0, true);
         assert!(k.wake_request(&mm, ZoneId::Normal));
         k.begin(&mut mm);
@@ -63,7 +65,7 @@ fn kswapd_starts_where_the_inactive_pages_cover_its_want() {
 /// `DEF_PRIORITY`, whatever the node holds.
 #[test]
 fn direct_reclaim_keeps_the_default_priority() {
-    let (mut mm, mut p) = machine(InitialPriority::V6_3);
+    let (mut mm, mut p) = machine(InitialPriority::V6_3, MemcgLruForm::V6_3);
     let sc = reclaim::direct::try_to_free_pages(
         &mut mm,
         &mut p,
@@ -72,4 +74,30 @@ fn direct_reclaim_keeps_the_default_priority() {
         &mut reclaim::direct::Untimed,
     );
     assert_eq!((sc.nr_to_reclaim, sc.priority), (32, 12));
+}
+
+/// v6.7's "mm/mglru: try to stop at high watermarks": after each eviction
+/// batch kswapd stops once every eligible zone has more free pages than its
+/// high watermark plus `MIN_LRU_BATCH` (384 + 64 = 448), before it has
+/// reclaimed its want. The pass starts at priority 3 (v6.3's estimate), so
+/// it may scan `7892 >> 3 = 986` pages, in batches of 64 clean pages each
+/// reclaimed. Before v6.7 it stops at its want: 6 batches, 384 pages.
+/// From v6.7: 300 + 64 = 364 and 428 free pages are not above 448, 492 are
+/// (less the page the shadow entries' slab takes): 3 batches, 192 pages.
+#[test]
+fn kswapd_stops_its_pass_above_the_high_watermark_from_v6_7() {
+    for (form, reclaimed) in [(MemcgLruForm::V6_3, 384), (MemcgLruForm::V6_7, 192), (MemcgLruForm::V6_11, 192)] {
+        let (mut mm, mut p) = machine(InitialPriority::V6_3, form);
+        let mut k = Kswapd::new(&mm, 0, true);
+        assert!(k.wake_request(&mm, ZoneId::Normal));
+        k.begin(&mut mm);
+        let step = k.step(&mut mm, &mut p, PageoutEnv::TODAY);
+        assert_eq!((step.sc.priority, step.sc.nr_to_reclaim), (3, 384), "{form:?}");
+        assert_eq!(step.sc.nr_reclaimed, reclaimed, "{form:?}");
+        if form != MemcgLruForm::V6_3 {
+            // Above 448 now, not a batch earlier (the shadow entries' slab took a page).
+            let free = mm.zone_free(0);
+            assert!(free > 448 && free - 64 <= 448, "{form:?}: {free} free");
+        }
+    }
 }

@@ -481,9 +481,13 @@ fn v6_1_look_around_activates_few_pages_and_updates_many_in_place() {
         assert_eq!(w.p.refs_model().refs(f), 0, "page {i} lost its references");
         assert!(!f.flags.has(PageFlags::REFERENCED));
     }
-    // The v6.12 model keeps activating every stale page (simplification S-MG5).
-    let (_, activated) = look_around_after_eviction(20, true);
-    assert_eq!(activated, 20 + 1);
+    // v6.3..v6.12 update every young neighbour in place, walk or not: only
+    // the evicted page itself is activated (by shrink_folio_list).
+    let (w, activated) = look_around_after_eviction(20, true);
+    assert_eq!(activated, 1);
+    for i in 64..84 {
+        assert_eq!(folio_gen(&w.mm.frames[pfn(&w, i)]), Some(gen_from_seq(5)), "page {i}");
+    }
 }
 
 /// v6.14's two-step aging in eviction (rework): the walk's first look only
@@ -542,4 +546,35 @@ fn v6_14_eviction_keeps_first_looks_activates_second_looks_and_reclaims_old_mark
         assert!(f.flags.has(PageFlags::WORKINGSET) && folio_gen(f) == Some(gen_from_seq(5)), "page {i}");
     }
     w.check();
+}
+
+/// v6.3+ (`mglru_6_12` here): kswapd's `lru_gen_age_node()` no longer ages;
+/// kswapd ages on its eviction path like direct reclaim. With two
+/// generations left (seq 2 and 3, the aging due), v6.1's aging pass opens
+/// seq 4; v6.12's leaves max_seq at 3, and the pass below the default
+/// priority ages there (seq 4) and leaves the lruvec without evicting.
+#[test]
+fn kswapd_ages_in_its_aging_pass_only_before_v6_3() {
+    for v6_12 in [false, true] {
+        let mut w = world(64, 16, 60, false);
+        w.p = Mglru::new(ReclaimConfig {
+            lru_gen: LruGenConfig { v6_12, ..LruGenConfig::default() },
+            ..ReclaimConfig::default()
+        });
+        for i in 0..8 {
+            w.fault_anon(i);
+        }
+        let mut sc = w.sc(Reclaimer::Kswapd);
+        assert_eq!(w.p.evict(&mut w.mm, &mut sc, ENV, 60), 0);
+        assert_eq!((w.p.lrugen().max_seq, w.p.lrugen().min_seq), (3, [2, 2]));
+        w.p.age_node(&mut w.mm, &mut sc);
+        assert_eq!(w.p.lrugen().max_seq, if v6_12 { 3 } else { 4 }, "v6_12 {v6_12}");
+        if v6_12 {
+            let mut sc = w.sc(Reclaimer::Kswapd);
+            sc.priority = 6;
+            w.p.shrink_node(&mut w.mm, &mut sc, ENV, &mut Untimed);
+            assert_eq!((w.p.lrugen().max_seq, w.mm.stat.get(VmEvent::PgscanKswapd)), (4, 0));
+        }
+        w.check();
+    }
 }

@@ -21,11 +21,12 @@
 //! reads PTEs to decide this, but only the entries the kernel would read are
 //! charged as CPU work.
 //!
-//! Simplification S-MG5: the v6.12 model keeps v6.1's look-around
-//! (activation without a walk context, every young page updated with one);
-//! from v6.3 the kernel updates every young page in place. The v6.14 model
-//! has v6.14's: pages on no generation are skipped, and without a walk a
-//! page is marked on its first look and activated on its second.
+//! Look-around by kernel: v6.1 as above; v6.3 to v6.12 ("mm: multi-gen LRU:
+//! simplify lru_gen_look_around()") update every young page in place,
+//! walk context or not (the model's `mglru_6_12`); v6.13 activates without
+//! a walk (no model); v6.14 (the rework) skips pages on no generation, and
+//! without a walk marks a page on its first look and activates it on its
+//! second.
 
 use super::bloom::TableKey;
 use super::gens::{folio_gen, gen_from_seq, type_of, ANON, FILE, MAX_NR_GENS, MIN_LRU_BATCH};
@@ -317,6 +318,7 @@ impl Mglru {
         let max_seq = self.lrugen.max_seq;
         let new_gen = gen_from_seq(max_seq);
         let v6_1 = !self.cfg.lru_gen.v6_12 && !self.refs.rework;
+        let v6_3_to_12 = self.cfg.lru_gen.v6_12 && !self.refs.rework;
         // The PTE that brought us here was young (the rmap cleared it).
         let mut young = 1;
         // Listed young pages outside the youngest generation (the kernel's bitmap).
@@ -331,7 +333,8 @@ impl Mglru {
                 continue;
             };
             young += 1;
-            if walk && !v6_1 {
+            // v6.3..v6.12 update every young page in place, walk or not.
+            if (walk && !v6_1) || v6_3_to_12 {
                 self.update_gen(frames, pfn, new_gen);
                 continue;
             }

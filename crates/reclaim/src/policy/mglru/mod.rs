@@ -41,6 +41,8 @@ mod refault;
 pub mod refs;
 mod shrink;
 
+pub(crate) use shrink::should_abort_scan;
+
 use crate::config::ReclaimConfig;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;

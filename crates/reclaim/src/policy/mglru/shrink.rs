@@ -2,9 +2,10 @@
 //! `get_nr_to_scan`, `should_run_aging`, `lru_gen_age_node`; v6.12
 //! `try_to_shrink_lruvec` under `mglru_6_12`).
 //!
-//! kswapd ages in `age_node` before each pass and leaves the aging out of its
-//! eviction loop; direct reclaim ages inline when eviction needs it (below the
-//! default priority). Eviction runs `evict_folios` batches until
+//! v6.1: kswapd ages in `age_node` before each pass and leaves the aging out
+//! of its eviction loop; direct reclaim ages inline when eviction needs it
+//! (below the default priority). v6.12: both age inline, `age_node` only
+//! checks `min_ttl_ms`. Eviction runs `evict_folios` batches until
 //! `nr_to_scan = pages >> priority` were scanned or enough were reclaimed.
 
 use super::config::InitialPriority;
@@ -12,10 +13,11 @@ use super::gens::{gen_from_seq, ANON, FILE, MAX_LRU_BATCH, MIN_LRU_BATCH, MIN_NR
 use super::Mglru;
 use crate::control::{Reclaimer, ScanControl};
 use crate::direct::PassTime;
+use crate::memcg_lru::MemcgLruForm;
 use crate::pageout::PageoutEnv;
 use crate::policy::LruSizes;
 use crate::DEF_PRIORITY;
-use mm::Mm;
+use mm::{Mm, Watermark};
 
 /// `set_initial_priority()` (v6.3+, `mglru_initial_priority`), at the start of
 /// a node's root reclaim (`lru_gen_shrink_node()`): a reclaim at
@@ -46,6 +48,27 @@ pub fn set_initial_priority(form: InitialPriority, mm: &Mm, sc: &mut ScanControl
         reclaimable += sizes.inactive_anon;
     }
     sc.priority = (fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1)).clamp(floor, DEF_PRIORITY);
+}
+
+/// `should_abort_scan()` of root reclaim, asked after each eviction batch
+/// of a lruvec (`try_to_shrink_lruvec()`) and after each group of the memcg
+/// LRU's walk (`shrink_many()`): enough reclaimed (at order 0 `compact_gap`
+/// is below every `nr_to_reclaim`); from v6.7 (`form.watermark_stop()`,
+/// "mm/mglru: try to stop at high watermarks") kswapd also stops once every
+/// managed zone of node `nid` up to `reclaim_idx` has more free pages than
+/// its high watermark plus `MIN_LRU_BATCH` plus its reserve against
+/// `reclaim_idx` (`zone_watermark_ok()`).
+pub(crate) fn should_abort_scan(mm: &Mm, sc: &ScanControl, form: MemcgLruForm, nid: u8) -> bool {
+    if sc.nr_reclaimed >= sc.nr_to_reclaim {
+        return true;
+    }
+    if !form.watermark_stop() || sc.reclaimer != Reclaimer::Kswapd {
+        return false;
+    }
+    let class = sc.reclaim_idx as usize;
+    let mut eligible =
+        mm.zones.iter().enumerate().filter(|(_, z)| z.node == nid && z.id <= sc.reclaim_idx && z.managed > 0);
+    eligible.all(|(i, z)| mm.zone_free(i) > z.wmark(Watermark::High) + MIN_LRU_BATCH + z.lowmem_reserve[class])
 }
 
 impl Mglru {
@@ -201,14 +224,18 @@ impl Mglru {
                 break;
             }
             // should_abort_scan(): v6.12 never cuts memcg reclaim short.
-            if sc.nr_reclaimed >= sc.nr_to_reclaim && !(v6_12 && sc.reclaimer.is_cgroup()) {
+            let nid = self.node.or(sc.nid).unwrap_or(0);
+            if !(v6_12 && sc.reclaimer.is_cgroup()) && should_abort_scan(mm, sc, self.cfg.lru_gen.memcg_lru, nid) {
                 break;
             }
         }
     }
 
-    /// `lru_gen_age_node()` (kswapd): age if needed, unless `min_ttl_ms` protects
-    /// the oldest generation; if it does, it asks for the OOM killer (`sc.oom`).
+    /// `lru_gen_age_node()` (kswapd): if `min_ttl_ms` protects the oldest
+    /// generation, it asks for the OOM killer (`sc.oom`); else v6.1 ages if
+    /// needed. From v6.3 (7348cc91821b "mm: multi-gen LRU: remove aging
+    /// fairness safeguard"; the model's `mglru_6_12`) it never ages: kswapd,
+    /// like direct reclaim, ages on its eviction path (`get_nr_to_scan`).
     pub(super) fn age_node(&mut self, mm: &mut Mm, sc: &mut ScanControl) {
         let can_swap = self.get_swappiness(mm, sc) != 0;
         let (need_aging, total) = self.should_run_aging(can_swap);
@@ -223,7 +250,7 @@ impl Mglru {
                 return;
             }
         }
-        if need_aging {
+        if need_aging && !self.cfg.lru_gen.v6_12 {
             let max_seq = self.lrugen.max_seq;
             self.try_to_inc_max_seq(mm, max_seq, can_swap, false, sc.now_ns, &mut sc.work);
         }
