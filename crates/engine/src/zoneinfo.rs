@@ -60,7 +60,7 @@ impl ZoneReport {
                 stat: z.stat,
                 pagesets: (0..mm.frames.pcp.nr_cpus())
                     .filter_map(|cpu| mm.frames.pcp.list(i, cpu))
-                    .map(|(p, batch)| Pageset { count: p.count, high: p.high, batch })
+                    .map(|(p, batch)| Pageset { count: p.count(), high: p.high, batch })
                     .collect(),
             })
             .collect()

@@ -256,6 +256,11 @@ impl FrameTable {
         self.free[zone].nr_free + self.pcp.held(zone)
     }
 
+    /// The highest zone with a free frame, on its free lists or a per-CPU list.
+    fn highest_with_free(&self) -> Option<usize> {
+        (0..self.free.len()).rposition(|z| self.nr_free_in(z) > 0)
+    }
+
     /// Free frames on zone `zone`'s free lists, not on per-CPU lists
     /// (`NR_FREE_PAGES`, what the watermark checks read).
     #[inline]
@@ -276,7 +281,7 @@ impl FrameTable {
     /// zone that has one; `None` if memory is exhausted.
     #[inline]
     pub fn alloc(&mut self, owner: Owner, index: u32, flags: u16) -> Option<Pfn> {
-        let zone = (0..self.free.len()).rposition(|z| self.nr_free_in(z) > 0)?;
+        let zone = self.highest_with_free()?;
         self.alloc_in(zone, owner, index, flags)
     }
 
@@ -298,7 +303,7 @@ impl FrameTable {
     /// A kernel page of type `mt` from the highest zone with a free frame
     /// (reclaim's `PF_MEMALLOC` context, which ignores the watermarks).
     pub fn alloc_kernel(&mut self, mt: Migratetype) -> Option<Pfn> {
-        let zone = (0..self.free.len()).rposition(|z| self.nr_free_in(z) > 0)?;
+        let zone = self.highest_with_free()?;
         self.kernel_taken[zone] += 1;
         self.take(zone, mt, Owner::KERNEL, 0, 0)
     }
@@ -314,8 +319,7 @@ impl FrameTable {
     pub fn alloc_slab(&mut self, mt: Migratetype) -> Option<Pfn> {
         let marks = &self.kernel_marks;
         let above = |i: usize| (0..marks.len()).rev().find(|&z| self.free[z].nr_free > [marks[z].0, marks[z].1][i]);
-        let zone =
-            above(0).or_else(|| above(1)).or_else(|| (0..self.free.len()).rposition(|z| self.nr_free_in(z) > 0))?;
+        let zone = above(0).or_else(|| above(1)).or_else(|| self.highest_with_free())?;
         self.take(zone, mt, Owner::KERNEL, 0, 0)
     }
 

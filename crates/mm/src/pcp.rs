@@ -131,8 +131,6 @@ pub fn pcp_sizes(form: PcpForm, fraction: u64, managed: u64, low: u64, node_cpus
 /// (`pcp->lists[]`, order 0) and the counters that size them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pcp {
-    /// Pages on the lists (`pcp->count`).
-    pub count: u32,
     /// `pcp->high` (`Tuned`: moves between the zone's `high_min` and `high_max`).
     pub high: u32,
     /// `LowMark`: `free_factor` (frees double it); `Tuned`: `free_count`.
@@ -145,6 +143,11 @@ pub struct Pcp {
 }
 
 impl Pcp {
+    /// Pages on the lists (`pcp->count`).
+    pub fn count(&self) -> u32 {
+        self.lists.iter().map(VecDeque::len).sum::<usize>() as u32
+    }
+
     /// The frames on the list of type `mt`, front first.
     pub fn frames(&self, mt: Migratetype) -> impl Iterator<Item = Pfn> + '_ {
         self.lists[mt as usize].iter().copied()
@@ -283,7 +286,6 @@ impl PcpLists {
                 n += 1;
             }
             if n > 0 {
-                p.count += n;
                 zp.total += n;
                 self.stat.refills += 1;
                 self.stat.refilled += n as u64;
@@ -291,19 +293,11 @@ impl PcpLists {
         }
         let p = &mut zp.cpus[cpu];
         let pfn = match p.lists[mt as usize].pop_front() {
-            Some(pfn) => {
-                p.count -= 1;
-                pfn
-            }
+            Some(pfn) => pfn,
             // The zone's free lists are empty and this CPU has no frame of
             // the type: take one from another list of the zone (S-PCP1; the
             // kernel's allocation fails here and drains the lists later).
-            None => {
-                let q = zp.cpus.iter_mut().find(|q| q.count > 0)?;
-                let list = q.lists.iter_mut().find(|l| !l.is_empty()).expect("a list holds the count");
-                q.count -= 1;
-                list.pop_front().expect("non-empty")
-            }
+            None => zp.cpus.iter_mut().flat_map(|q| &mut q.lists).find_map(VecDeque::pop_front)?,
         };
         zp.total -= 1;
         Some(pfn)
@@ -319,14 +313,13 @@ impl PcpLists {
         let batch = zp.batch;
         let p = &mut zp.cpus[cpu];
         p.lists[mt as usize].push_front(pfn);
-        p.count += 1;
         zp.total += 1;
         let n = match form {
             PcpForm::Off => unreachable!("no lists without a form"),
-            PcpForm::Batch => (p.count >= p.high).then_some(batch),
+            PcpForm::Batch => (p.count() >= p.high).then_some(batch),
             PcpForm::LowMark => {
                 let high = if zp.reclaim_active { p.high.min(batch << 2) } else { p.high };
-                (p.count >= high).then(|| {
+                (p.count() >= high).then(|| {
                     // nr_pcp_free(): batch doubled per free since the last allocation, within [batch, high - batch].
                     let (lo, hi) = (batch, high.saturating_sub(batch));
                     if high < batch {
@@ -345,7 +338,7 @@ impl PcpLists {
                     p.free += 1;
                 }
                 let high = tuned_high(p, zp.high_min, zp.high_max, batch, zp.reclaim_active, zp.below_high);
-                (p.count >= high).then(|| {
+                (p.count() >= high).then(|| {
                     if high < batch {
                         return 1;
                     }
@@ -354,7 +347,7 @@ impl PcpLists {
             }
         };
         if let Some(n) = n {
-            let n = n.min(p.count);
+            let n = n.min(p.count());
             drain(p, form, mt, n, free);
             zp.total -= n;
             self.stat.drains += 1;
@@ -368,25 +361,23 @@ impl PcpLists {
     /// `drain_all_pages(NULL)`: every CPU's lists go back to their zones.
     pub(crate) fn drain_all(&mut self, free: &mut [ZoneFree]) {
         for (zp, free) in self.zones.iter_mut().zip(free) {
-            for p in zp.cpus.iter_mut().filter(|p| p.count > 0) {
+            for p in zp.cpus.iter_mut().filter(|p| p.count() > 0) {
                 self.stat.drains += 1;
-                self.stat.drained += p.count as u64;
-                let n = p.count;
+                self.stat.drained += p.count() as u64;
+                let n = p.count();
                 drain(p, PcpForm::LowMark, Migratetype::Unmovable, n, free);
             }
             zp.total = 0;
         }
     }
 
-    /// Checks that each zone's total is the sum of its lists, each count the
-    /// length of its lists, and every listed frame free and in its zone.
+    /// Checks that each zone's total is the sum of its lists and every listed
+    /// frame free and in its zone.
     pub(crate) fn check(&self, frames: &[crate::Frame], free: &[ZoneFree]) {
         for (z, (zp, zf)) in self.zones.iter().zip(free).enumerate() {
-            let sum: u32 = zp.cpus.iter().map(|p| p.count).sum();
+            let sum: u32 = zp.cpus.iter().map(|p| p.count()).sum();
             assert_eq!(sum, zp.total, "zone {z}: per-CPU lists hold {sum} pages but the total says {}", zp.total);
             for (cpu, p) in zp.cpus.iter().enumerate() {
-                let len: usize = p.lists.iter().map(VecDeque::len).sum();
-                assert_eq!(len, p.count as usize, "zone {z} cpu {cpu}: {len} frames listed, count {}", p.count);
                 for &pfn in p.lists.iter().flatten() {
                     assert!((zf.start..zf.end).contains(&pfn), "zone {z} cpu {cpu}: pfn {pfn} of another zone");
                     assert!(frames[pfn as usize].owner == crate::Owner::NONE, "zone {z} cpu {cpu}: pfn {pfn} owned");
@@ -413,7 +404,7 @@ pub(crate) struct TakeCx<'a> {
 /// next types in turn (S-PCP3: v6.0's single pass, also for v5.14..v5.19,
 /// which still went round-robin over the lists of every order).
 fn drain(p: &mut Pcp, form: PcpForm, first: Migratetype, n: u32, free: &mut ZoneFree) {
-    debug_assert!(n <= p.count, "a drain takes no more than the lists hold");
+    debug_assert!(n <= p.count(), "a drain takes no more than the lists hold");
     let (mut left, mut t, mut batch_free) = (n, if form == PcpForm::Batch { 0 } else { first as usize + 2 }, 0u32);
     while left > 0 {
         loop {
@@ -433,7 +424,6 @@ fn drain(p: &mut Pcp, form: PcpForm, first: Migratetype, n: u32, free: &mut Zone
             batch_free -= 1;
         }
     }
-    p.count -= n;
 }
 
 /// v6.7+ `nr_pcp_high()` for an order-0 free: clamps and tunes `p.high`,
@@ -454,8 +444,8 @@ fn tuned_high(p: &mut Pcp, high_min: u32, high_max: u32, batch: u32, reclaim: bo
     }
     if below_high {
         p.high = high.saturating_sub(free).max(high_min);
-        high = p.count.max(high_min);
-    } else if p.count >= high {
+        high = p.count().max(high_min);
+    } else if p.count() >= high {
         let need = p.free + batch;
         if p.high < need {
             p.high = need.clamp(high_min, high_max);
@@ -476,7 +466,7 @@ fn tuned_refill(p: &mut Pcp, high_min: u32, high_max: u32, base: u32, below_high
         high = (high + batch).min(high_max);
         p.high = high;
     }
-    let max_alloc = high.saturating_sub(p.count + base).max(base);
+    let max_alloc = high.saturating_sub(p.count() + base).max(base);
     if batch <= max_alloc && p.alloc_factor < PCP_BATCH_SCALE_MAX {
         p.alloc_factor += 1;
     }
@@ -586,7 +576,7 @@ mod tests {
         let pfns: Vec<_> = (0..20).map(|_| mm.frames.alloc_in(0, Owner::KERNEL, 0, 0).unwrap()).collect();
         // 2 from the list, then refills of 3: 6 refills more (18 pages) for the other 18.
         assert_eq!(mm.frames.pcp.stat.refills, 7);
-        assert_eq!(mm.frames.pcp.list(0, 0).unwrap().0.count, 0);
+        assert_eq!(mm.frames.pcp.list(0, 0).unwrap().0.count(), 0);
         for pfn in pfns.into_iter().chain([a]) {
             mm.frames.free(pfn);
         }
@@ -635,7 +625,7 @@ mod tests {
         for _ in 0..4 {
             let before = mm.frames.pcp.stat.refilled;
             let mut taken = 0;
-            while mm.frames.pcp.stat.refilled == before || mm.frames.pcp.list(0, 0).unwrap().0.count > 0 {
+            while mm.frames.pcp.stat.refilled == before || mm.frames.pcp.list(0, 0).unwrap().0.count() > 0 {
                 mm.frames.alloc_in(0, Owner::KERNEL, 0, 0).unwrap();
                 taken += 1;
             }
